@@ -1,0 +1,111 @@
+#include "runtime/cpu/compile.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+#include "common/process.h"
+#include "common/sha256.h"
+#include "runtime/cpu/lower.h"
+
+#ifndef KAUDIT_PRELUDE_DIR_DEFAULT
+#error "KAUDIT_PRELUDE_DIR_DEFAULT must be defined by the build"
+#endif
+
+namespace kaudit::cpu {
+namespace fs = std::filesystem;
+
+namespace {
+// -ffp-contract=off and no fast-math: float results are the same on every x86-64 machine.
+// -fvisibility=hidden and -fno-gnu-unique: several kernel libraries live in one worker, and their
+// inline functions, templates and static __shared__ variables must stay private to each.
+const std::vector<std::string> kFlags = {"-std=c++17", "-O2", "-g0", "-fPIC", "-shared", "-ffp-contract=off",
+                                         "-fvisibility=hidden", "-fno-gnu-unique", "-w", "-x", "c++"};
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream os;
+  os << in.rdbuf();
+  return os.str();
+}
+}  // namespace
+
+fs::path default_prelude_dir() {
+  if (const char* env = std::getenv("KAUDIT_PRELUDE_DIR")) return env;
+  return KAUDIT_PRELUDE_DIR_DEFAULT;
+}
+
+CpuCompiler::CpuCompiler(fs::path cache_dir, fs::path prelude_dir)
+    : cache_dir_(std::move(cache_dir)), prelude_dir_(prelude_dir.empty() ? default_prelude_dir() : std::move(prelude_dir)) {
+  const char* cxx = std::getenv("KAUDIT_CXX");
+  compiler_ = cxx ? cxx : "g++";
+  std::string prelude;
+  std::vector<fs::path> files;
+  if (fs::exists(prelude_dir_))
+    for (const auto& e : fs::recursive_directory_iterator(prelude_dir_))
+      if (e.is_regular_file()) files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  for (const auto& f : files) prelude += f.lexically_relative(prelude_dir_).string() + "\n" + read_file(f);
+  ProcessResult v = run_process({compiler_, "--version"}, 30);
+  identity_ = v.out + "\n";
+  for (const auto& f : kFlags) identity_ += f + " ";
+  identity_ += "\n" + sha256_hex(prelude);
+}
+
+CpuBuild CpuCompiler::build(std::string_view source, std::string_view file_name, std::string_view entry) const {
+  const auto t0 = std::chrono::steady_clock::now();
+  CpuBuild b;
+  LoweredSource lowered = lower_for_cpu(source, file_name, entry);
+  if (!lowered.errors.empty()) {
+    std::ostringstream os;
+    for (const auto& e : lowered.errors) os << file_name << ":" << e.line << ":" << e.column << ": error: " << e.message << "\n";
+    b.diagnostics = os.str();
+    return b;
+  }
+  const std::string key = sha256_hex(identity_ + "\n" + lowered.text);
+  const fs::path dir = cache_dir_ / "cpu-kernels";
+  b.library = dir / (key + ".so");
+  if (fs::exists(b.library)) {
+    b.ok = b.cache_hit = true;
+    return b;
+  }
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  const std::string tag = "." + std::to_string(getpid()) + ".tmp";
+  const fs::path src = dir / (key + tag + ".cpp"), tmp = dir / (key + tag + ".so");
+  {
+    std::ofstream out(src, std::ios::binary);
+    out << lowered.text;
+    if (!out) {
+      b.diagnostics = "cannot write " + src.string();
+      return b;
+    }
+  }
+  std::vector<std::string> argv = {compiler_};
+  argv.insert(argv.end(), kFlags.begin(), kFlags.end());
+  argv.insert(argv.end(), {"-I", prelude_dir_.string(), "-I", (prelude_dir_ / "stubs").string(), src.string(), "-o",
+                          tmp.string()});
+  ProcessResult r = run_process(argv, 300);
+  fs::remove(src, ec);
+  if (!r.ok()) {
+    fs::remove(tmp, ec);
+    b.diagnostics = r.timed_out ? "the C++ compiler timed out" : (r.err.empty() ? r.out : r.err);
+    if (r.spawn_failed) b.diagnostics = r.err;
+    return b;
+  }
+  fs::rename(tmp, b.library, ec);  // atomic: concurrent builders of the same key agree
+  if (ec) {
+    b.diagnostics = "cannot move the built library into the cache: " + ec.message();
+    return b;
+  }
+  b.ok = true;
+  b.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return b;
+}
+
+}  // namespace kaudit::cpu

@@ -1,0 +1,34 @@
+// Builds a kernel's `cuda_sources` into a shared library for the CPU emulator: lowering
+// (lower.h), then the host C++ compiler against the prelude. Libraries are cached by the SHA-256 of
+// (lowered text, compiler identity, flags, prelude headers), so a re-run compiles nothing.
+#pragma once
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+namespace kaudit::cpu {
+
+struct CpuBuild {
+  bool ok = false;
+  std::filesystem::path library;  // the .so, when ok
+  std::string diagnostics;        // compiler or lowering errors, mapped to the .cu file's lines
+  bool cache_hit = false;
+  double seconds = 0;
+};
+
+class CpuCompiler {
+ public:
+  // cache_dir: where libraries go; prelude_dir: runtime/cpu/include (default: found from the
+  // KAUDIT_PRELUDE_DIR environment variable, else the path baked in at build time).
+  explicit CpuCompiler(std::filesystem::path cache_dir, std::filesystem::path prelude_dir = {});
+  CpuBuild build(std::string_view source, std::string_view file_name, std::string_view entry) const;
+  const std::filesystem::path& prelude_dir() const { return prelude_dir_; }
+
+ private:
+  std::filesystem::path cache_dir_, prelude_dir_;
+  std::string compiler_, identity_;  // identity: compiler version + flags + prelude hash
+};
+
+std::filesystem::path default_prelude_dir();
+
+}  // namespace kaudit::cpu

@@ -1,0 +1,570 @@
+// The CPU emulator's runtime: grid execution (blocks in parallel with TBB), the fiber scheduler
+// that gives each CUDA thread its own stack so barriers and warp collectives can suspend it, the
+// counting barrier with divergence detection, and the host-side CUDA error state.
+#include "runtime/cpu/emulator.h"
+
+#include <dlfcn.h>
+#include <link.h>
+
+#include <atomic>
+#include <boost/context/fiber.hpp>
+#include <boost/context/protected_fixedsize_stack.hpp>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <vector>
+
+#include "kaudit_cpu/abi.h"
+
+extern "C" void* __tls_get_addr(void*);
+
+namespace kaudit::rt {
+
+thread_local ThreadCtx* tls_ctx __attribute__((tls_model("initial-exec"))) = nullptr;
+
+namespace {
+
+constexpr unsigned char kPoison = 0xFF;  // reads of unwritten shared memory give NaN / -1
+constexpr int kCudaSuccess = 0, kCudaInvalidValue = 1, kCudaInvalidConfiguration = 9,
+              kCudaLaunchFailure = 719;
+constexpr std::size_t kDefaultMaxDynamicSmem = 48 * 1024, kOptinMaxDynamicSmem = 227 * 1024;
+
+struct RunState {
+  std::mutex mu;
+  RunOptions options;
+  std::atomic<int> last_error{0};
+  std::atomic<int> sticky_error{0};
+  std::atomic<std::size_t> max_dynamic_smem{kDefaultMaxDynamicSmem};
+  Fault fault;  // first fault, guarded by mu
+};
+RunState& run_state() {
+  static RunState s;
+  return s;
+}
+
+void record_fault(FaultKind kind, const std::string& message, int cuda_error) {
+  RunState& s = run_state();
+  std::lock_guard<std::mutex> lock(s.mu);
+  if (s.fault.kind == FaultKind::None) s.fault = Fault{kind, message};
+  if (kind == FaultKind::LaunchError) {
+    s.last_error = cuda_error;
+  } else {
+    s.sticky_error = cuda_error;
+    s.last_error = cuda_error;
+  }
+}
+
+// ---- static __shared__ storage: the kernel library's TLS block ----------------------------------
+struct ModuleTls {
+  std::size_t modid = 0;
+  std::size_t size = 0;
+};
+struct TlsIndex {
+  unsigned long module, offset;
+};
+
+ModuleTls find_module_tls(const void* anchor) {
+  static std::mutex mu;
+  static std::map<std::string, ModuleTls> cache;
+  Dl_info info{};
+  if (!dladdr(anchor, &info) || !info.dli_fname) return {};
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = cache.find(info.dli_fname);
+  if (it != cache.end()) return it->second;
+  struct Search {
+    const char* name;
+    ModuleTls result;
+  } search{info.dli_fname, {}};
+  dl_iterate_phdr(
+      [](dl_phdr_info* p, std::size_t, void* data) -> int {
+        auto* s = static_cast<Search*>(data);
+        if (!p->dlpi_name || std::strcmp(p->dlpi_name, s->name) != 0) return 0;
+        for (int i = 0; i < p->dlpi_phnum; ++i)
+          if (p->dlpi_phdr[i].p_type == PT_TLS) s->result = {p->dlpi_tls_modid, p->dlpi_phdr[i].p_memsz};
+        return 1;
+      },
+      &search);
+  cache[info.dli_fname] = search.result;
+  return search.result;
+}
+
+void poison_static_shared(const ModuleTls& m) {
+  if (m.size == 0 || m.modid == 0) return;
+  TlsIndex ti{m.modid, 0};
+  std::memset(__tls_get_addr(&ti), kPoison, m.size);
+}
+
+// ---- fiber scheduler ----------------------------------------------------------------------------
+namespace ctx = boost::context;
+
+enum class ThreadState { Ready, AtBarrier, AtWarp, Exited };
+
+struct FiberThread {
+  ThreadCtx ctx{};
+  ctx::fiber fiber;  // the suspended CUDA thread
+  ctx::fiber sched;  // the scheduler, while this thread runs
+  ThreadState state = ThreadState::Exited;
+  int lane = 0, warp = 0;
+  // barrier
+  int site = 0, predicate = 0, mode = 0;
+  // warp collective
+  WarpOp op = WarpOp::Sync;
+  unsigned mask = 0;
+  std::uint64_t value = 0, result = 0;
+  int param = 0, width = 32;
+  bool is_signed = false;
+};
+
+struct AbortBlock {};  // unwinds a CUDA thread whose block has faulted
+
+class BlockScheduler {
+ public:
+  void run(const LaunchSpec& spec, RunThreadFn fn, void* launch, const ThreadCtx& proto, bool reversed,
+           unsigned stack_bytes);
+
+  // Called on a CUDA thread's fiber.
+  void yield(FiberThread& t) {
+    t.sched = std::move(t.sched).resume();
+    if (aborting_) throw AbortBlock{};
+  }
+
+ private:
+  void ensure_threads(std::size_t n, unsigned stack_bytes);
+  bool try_release_barrier(std::string& divergence);
+  bool try_complete_warp(int warp, std::string& divergence);
+  std::string describe_deadlock() const;
+  void reset_fibers();
+
+  std::vector<std::unique_ptr<FiberThread>> threads_;
+  std::size_t n_ = 0;
+  RunThreadFn fn_ = nullptr;
+  void* launch_ = nullptr;
+  bool aborting_ = false;
+  unsigned stack_bytes_ = 0;
+};
+
+thread_local BlockScheduler* tls_scheduler = nullptr;
+
+void BlockScheduler::reset_fibers() {
+  // Destroying a suspended fiber unwinds its stack; AbortBlock does the same for ones we resume.
+  aborting_ = true;
+  for (auto& t : threads_) {
+    if (t->fiber) {
+      tls_ctx = &t->ctx;
+      t->fiber = std::move(t->fiber).resume();
+    }
+  }
+  threads_.clear();
+  aborting_ = false;
+}
+
+void BlockScheduler::ensure_threads(std::size_t n, unsigned stack_bytes) {
+  if (stack_bytes != stack_bytes_) {
+    threads_.clear();
+    stack_bytes_ = stack_bytes;
+  }
+  while (threads_.size() < n) {
+    auto t = std::make_unique<FiberThread>();
+    FiberThread* tp = t.get();
+    tp->ctx.fiber_thread = tp;
+    tp->fiber = ctx::fiber(std::allocator_arg, ctx::protected_fixedsize_stack(stack_bytes),
+                           [this, tp](ctx::fiber&& sched) {
+                             tp->sched = std::move(sched);
+                             for (;;) {
+                               if (aborting_) return std::move(tp->sched);
+                               try {
+                                 fn_(launch_);
+                               } catch (const AbortBlock&) {
+                                 tp->state = ThreadState::Exited;
+                                 return std::move(tp->sched);
+                               } catch (const std::exception& e) {
+                                 record_fault(FaultKind::DeviceException,
+                                              std::string("exception in device code: ") + e.what(),
+                                              kCudaLaunchFailure);
+                               }
+                               tp->state = ThreadState::Exited;
+                               tp->sched = std::move(tp->sched).resume();
+                             }
+                           });
+    threads_.push_back(std::move(t));
+  }
+}
+
+void BlockScheduler::run(const LaunchSpec& spec, RunThreadFn fn, void* launch, const ThreadCtx& proto,
+                         bool reversed, unsigned stack_bytes) {
+  n_ = (std::size_t)spec.block[0] * spec.block[1] * spec.block[2];
+  ensure_threads(n_, stack_bytes);
+  fn_ = fn;
+  launch_ = launch;
+  for (std::size_t i = 0; i < n_; ++i) {
+    FiberThread& t = *threads_[i];
+    void* self = t.ctx.fiber_thread;
+    t.ctx = proto;
+    t.ctx.fiber_thread = self;
+    t.ctx.thread_idx = {unsigned(i % spec.block[0]), unsigned((i / spec.block[0]) % spec.block[1]),
+                       unsigned(i / ((std::size_t)spec.block[0] * spec.block[1]))};
+    t.lane = int(i % 32);
+    t.warp = int(i / 32);
+    t.state = ThreadState::Ready;
+  }
+  const int nwarps = int((n_ + 31) / 32);
+  std::string divergence;
+  BlockScheduler* saved = tls_scheduler;
+  tls_scheduler = this;
+  // Warp-major scheduling: each warp runs as far as it can (through its warp collectives) before
+  // the next warp starts, like independent warps on a GPU. A missing or warp-scoped barrier then
+  // lets one warp read shared memory another warp has not written yet (poison), deterministically.
+  for (;;) {
+    bool progressed = false;
+    for (int wk = 0; wk < nwarps && divergence.empty(); ++wk) {
+      const int w = reversed ? nwarps - 1 - wk : wk;
+      const std::size_t first = (std::size_t)w * 32, count = std::min<std::size_t>(32, n_ - first);
+      for (bool again = true; again && divergence.empty();) {
+        again = false;
+        for (std::size_t k = 0; k < count; ++k) {
+          FiberThread& t = *threads_[first + (reversed ? count - 1 - k : k)];
+          if (t.state != ThreadState::Ready) continue;
+          tls_ctx = &t.ctx;
+          t.fiber = std::move(t.fiber).resume();
+          progressed = true;
+        }
+        again = try_complete_warp(w, divergence);
+      }
+    }
+    if (!divergence.empty()) break;
+    bool all_exited = true;
+    for (std::size_t i = 0; i < n_ && all_exited; ++i) all_exited = threads_[i]->state == ThreadState::Exited;
+    if (all_exited) break;
+    for (int w = 0; w < nwarps && divergence.empty(); ++w) progressed |= try_complete_warp(w, divergence);
+    if (divergence.empty()) progressed |= try_release_barrier(divergence);
+    if (!divergence.empty()) break;
+    if (!progressed) {
+      divergence = describe_deadlock();
+      break;
+    }
+  }
+  tls_scheduler = saved;
+  if (!divergence.empty()) {
+    record_fault(FaultKind::BarrierDivergence,
+                 std::string(spec.kernel) + ": " + divergence + " (block " + std::to_string(proto.block_idx.x) +
+                     "," + std::to_string(proto.block_idx.y) + "," + std::to_string(proto.block_idx.z) + ")",
+                 kCudaLaunchFailure);
+    reset_fibers();
+  }
+}
+
+// Releases the block barrier when every live thread waits at it. Returns true if it released.
+bool BlockScheduler::try_release_barrier(std::string& divergence) {
+  std::size_t waiting = 0, exited = 0, ready = 0;
+  int site = -1, other_site = -1;
+  for (std::size_t i = 0; i < n_; ++i) {
+    const FiberThread& t = *threads_[i];
+    if (t.state == ThreadState::AtBarrier) {
+      ++waiting;
+      if (site < 0) site = t.site;
+      else if (t.site != site) other_site = t.site;
+    } else if (t.state == ThreadState::Exited) {
+      ++exited;
+    } else if (t.state == ThreadState::Ready) {
+      ++ready;
+    }
+  }
+  if (waiting == 0 || ready > 0 || waiting + exited != n_) return false;
+  if (exited > 0) {
+    divergence = std::to_string(waiting) + " threads wait at __syncthreads (line " + std::to_string(site) +
+                 ") but " + std::to_string(exited) + " threads of the block have exited";
+    return false;
+  }
+  if (other_site >= 0) {
+    divergence = "threads wait at different barriers (lines " + std::to_string(site) + " and " +
+                 std::to_string(other_site) + ")";
+    return false;
+  }
+  int count = 0;
+  for (std::size_t i = 0; i < n_; ++i) count += threads_[i]->predicate;
+  for (std::size_t i = 0; i < n_; ++i) {
+    FiberThread& t = *threads_[i];
+    switch (t.mode) {
+      case 1: t.result = (std::uint64_t)count; break;
+      case 2: t.result = count == (int)n_; break;
+      case 3: t.result = count > 0; break;
+      default: t.result = 0;
+    }
+    t.state = ThreadState::Ready;
+  }
+  return true;
+}
+
+std::uint64_t shuffle_source(const FiberThread& t, bool& valid) {
+  // PTX shfl.sync semantics: segmask/clamp derived from the CUDA `width` argument.
+  const unsigned width = (unsigned)t.width;
+  const unsigned segmask = (32u - width) & 31u;
+  const unsigned clamp = t.op == WarpOp::ShflUp ? 0u : 31u;
+  const int lane = t.lane;
+  const int max_lane = int((unsigned(lane) & segmask) | (clamp & ~segmask));
+  const int min_lane = int(unsigned(lane) & segmask);
+  const int b = t.param;
+  int j = lane;
+  bool p = false;
+  switch (t.op) {
+    case WarpOp::ShflUp: j = lane - b; p = j >= max_lane; break;
+    case WarpOp::ShflDown: j = lane + b; p = j <= max_lane; break;
+    case WarpOp::ShflXor: j = lane ^ b; p = j <= max_lane; break;
+    case WarpOp::ShflIdx: j = int(unsigned(min_lane) | (unsigned(b) & ~segmask & 31u)); p = j <= max_lane; break;
+    default: break;
+  }
+  valid = p && j >= 0 && j < 32;
+  return valid ? (std::uint64_t)j : (std::uint64_t)lane;
+}
+
+// Completes the warp's collective once every lane named in the waiting lanes' masks has arrived.
+bool BlockScheduler::try_complete_warp(int warp, std::string& divergence) {
+  const std::size_t first = (std::size_t)warp * 32, last = std::min(n_, first + 32);
+  unsigned waiting = 0, needed = 0, exists = 0;
+  for (std::size_t i = first; i < last; ++i) {
+    const FiberThread& t = *threads_[i];
+    exists |= 1u << t.lane;
+    if (t.state == ThreadState::AtWarp) {
+      waiting |= 1u << t.lane;
+      needed |= t.mask;
+    }
+  }
+  if (!waiting) return false;
+  needed &= exists;
+  for (std::size_t i = first; i < last; ++i) {
+    const FiberThread& t = *threads_[i];
+    if (!(needed & (1u << t.lane)) || (waiting & (1u << t.lane))) continue;
+    if (t.state == ThreadState::Exited) {
+      divergence = "lane " + std::to_string(t.lane) + " of warp " + std::to_string(warp) +
+                   " exited but is named in a warp collective's mask";
+    }
+    return false;  // a needed lane has not arrived (yet)
+  }
+  FiberThread* lanes[32] = {};
+  for (std::size_t i = first; i < last; ++i) lanes[threads_[i]->lane] = threads_[i].get();
+  std::uint64_t ballot = 0, sum = 0, mn = 0, mx = 0, band = ~0ull, bor = 0, bxor = 0;
+  bool any = false, all = true, firstv = true;
+  for (int l = 0; l < 32; ++l) {
+    if (!(waiting & (1u << l))) continue;
+    const FiberThread& t = *lanes[l];
+    const std::uint64_t v = t.value;
+    if (v & 0xffffffffull) ballot |= 1ull << l;
+    any |= v != 0;
+    all &= v != 0;
+    sum += v;
+    band &= v;
+    bor |= v;
+    bxor ^= v;
+    const bool less = t.is_signed ? (std::int64_t)v < (std::int64_t)mn : v < mn;
+    const bool more = t.is_signed ? (std::int64_t)v > (std::int64_t)mx : v > mx;
+    if (firstv || less) mn = v;
+    if (firstv || more) mx = v;
+    firstv = false;
+  }
+  for (int l = 0; l < 32; ++l) {
+    if (!(waiting & (1u << l))) continue;
+    FiberThread& t = *lanes[l];
+    switch (t.op) {
+      case WarpOp::ShflIdx: case WarpOp::ShflUp: case WarpOp::ShflDown: case WarpOp::ShflXor: {
+        bool valid = false;
+        const int src = (int)shuffle_source(t, valid);
+        t.result = (valid && (waiting & (1u << src))) ? lanes[src]->value : t.value;
+        break;
+      }
+      case WarpOp::Ballot: t.result = ballot; break;
+      case WarpOp::Any: t.result = any; break;
+      case WarpOp::All: t.result = all; break;
+      case WarpOp::ReduceAdd: t.result = sum; break;
+      case WarpOp::ReduceMin: t.result = mn; break;
+      case WarpOp::ReduceMax: t.result = mx; break;
+      case WarpOp::ReduceAnd: t.result = band; break;
+      case WarpOp::ReduceOr: t.result = bor; break;
+      case WarpOp::ReduceXor: t.result = bxor; break;
+      case WarpOp::Sync: t.result = 0; break;
+    }
+  }
+  for (int l = 0; l < 32; ++l)
+    if (waiting & (1u << l)) lanes[l]->state = ThreadState::Ready;
+  return true;
+}
+
+std::string BlockScheduler::describe_deadlock() const {
+  std::size_t at_barrier = 0, at_warp = 0, exited = 0;
+  for (std::size_t i = 0; i < n_; ++i) {
+    switch (threads_[i]->state) {
+      case ThreadState::AtBarrier: ++at_barrier; break;
+      case ThreadState::AtWarp: ++at_warp; break;
+      case ThreadState::Exited: ++exited; break;
+      default: break;
+    }
+  }
+  std::ostringstream os;
+  os << "deadlock: " << at_barrier << " threads at __syncthreads, " << at_warp
+     << " at a warp collective, " << exited << " exited";
+  return os.str();
+}
+
+FiberThread& current_fiber_thread(const char* what) {
+  ThreadCtx* c = tls_ctx;
+  if (!c || !c->fiber_thread || !tls_scheduler) {
+    std::fprintf(stderr, "kaudit: %s reached in a kernel run without fibers (lowering missed it)\n", what);
+    std::abort();
+  }
+  return *static_cast<FiberThread*>(c->fiber_thread);
+}
+
+// ---- per OS thread block resources --------------------------------------------------------------
+struct WorkerResources {
+  ThreadCtx plain_ctx{};
+  std::vector<unsigned char> dynamic_smem;
+  BlockScheduler scheduler;
+};
+thread_local WorkerResources* tls_resources = nullptr;
+WorkerResources& resources() {
+  if (!tls_resources) tls_resources = new WorkerResources();  // lives as long as the OS thread
+  return *tls_resources;
+}
+
+std::string launch_config_error(const LaunchSpec& s, std::size_t max_smem) {
+  std::ostringstream os;
+  const unsigned long long threads = (unsigned long long)s.block[0] * s.block[1] * s.block[2];
+  if (s.block[0] == 0 || s.block[1] == 0 || s.block[2] == 0 || s.grid[0] == 0 || s.grid[1] == 0 || s.grid[2] == 0)
+    os << "zero-sized grid or block";
+  else if (threads > 1024)
+    os << threads << " threads per block (limit 1024)";
+  else if (s.block[0] > 1024 || s.block[1] > 1024 || s.block[2] > 64)
+    os << "block dimension over its limit (1024, 1024, 64)";
+  else if (s.grid[0] > 2147483647u || s.grid[1] > 65535u || s.grid[2] > 65535u)
+    os << "grid dimension over its limit (2^31-1, 65535, 65535)";
+  else if (s.dynamic_smem > max_smem)
+    os << s.dynamic_smem << " bytes of dynamic shared memory (limit " << max_smem << ")";
+  return os.str();
+}
+
+}  // namespace
+
+// ---- ABI implementation -------------------------------------------------------------------------
+int launch(const LaunchSpec& spec, RunBlockFn run_block, RunThreadFn run_thread, void* launch_data) {
+  RunState& s = run_state();
+  if (s.sticky_error) return s.sticky_error;
+  std::string bad = launch_config_error(spec, s.max_dynamic_smem);
+  if (!bad.empty()) {
+    const int err = spec.dynamic_smem > s.max_dynamic_smem ? kCudaInvalidValue : kCudaInvalidConfiguration;
+    record_fault(FaultKind::LaunchError, std::string("launch of ") + spec.kernel + " failed: " + bad, err);
+    return err;
+  }
+  const ModuleTls tls = find_module_tls(spec.module_anchor);
+  const bool reversed = s.options.schedule == Schedule::Reversed;
+  const unsigned stack_bytes = s.options.fiber_stack_bytes;
+  const std::size_t gx = spec.grid[0], gy = spec.grid[1], nblocks = gx * gy * spec.grid[2];
+  auto run_range = [&](std::size_t begin, std::size_t end) {
+    WorkerResources& r = resources();
+    if (r.dynamic_smem.size() < spec.dynamic_smem + 1) r.dynamic_smem.resize(spec.dynamic_smem + 1);
+    for (std::size_t b = begin; b < end; ++b) {
+      if (s.sticky_error) return;
+      const std::size_t blk = reversed ? nblocks - 1 - b : b;
+      poison_static_shared(tls);
+      std::memset(r.dynamic_smem.data(), kPoison, spec.dynamic_smem);
+      ThreadCtx proto{};
+      proto.block_idx = {unsigned(blk % gx), unsigned((blk / gx) % gy), unsigned(blk / (gx * gy))};
+      proto.block_dim = {spec.block[0], spec.block[1], spec.block[2]};
+      proto.grid_dim = {spec.grid[0], spec.grid[1], spec.grid[2]};
+      proto.dynamic_smem = r.dynamic_smem.data();
+      ThreadCtx* saved = tls_ctx;
+      if (!spec.needs_fibers) {
+        r.plain_ctx = proto;
+        run_block(launch_data, &r.plain_ctx, reversed);
+      } else {
+        r.scheduler.run(spec, run_thread, launch_data, proto, reversed, stack_bytes);
+      }
+      tls_ctx = saved;
+    }
+  };
+  if (s.options.serial_blocks || nblocks == 1) {
+    run_range(0, nblocks);
+  } else {
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, nblocks),
+                      [&](const tbb::blocked_range<std::size_t>& r) { run_range(r.begin(), r.end()); });
+  }
+  return s.sticky_error.load();
+}
+
+int syncthreads(int site, int predicate, int mode) {
+  FiberThread& t = current_fiber_thread("__syncthreads");
+  t.state = ThreadState::AtBarrier;
+  t.site = site;
+  t.predicate = predicate;
+  t.mode = mode;
+  tls_scheduler->yield(t);
+  return (int)t.result;
+}
+
+std::uint64_t warp_collective(WarpOp op, unsigned mask, std::uint64_t value, int param, int width, bool is_signed) {
+  FiberThread& t = current_fiber_thread("a warp collective");
+  if (width <= 0 || width > 32 || (width & (width - 1))) width = 32;
+  t.state = ThreadState::AtWarp;
+  t.op = op;
+  t.mask = mask;
+  t.value = value;
+  t.param = param;
+  t.width = width;
+  t.is_signed = is_signed;
+  tls_scheduler->yield(t);
+  return t.result;
+}
+
+unsigned activemask() {
+  ThreadCtx* c = tls_ctx;
+  if (!c || !c->fiber_thread) return 0xffffffffu;
+  return 0xffffffffu;  // all lanes of a warp are converged at every point the emulator can observe
+}
+
+void trap(const char* what) {
+  std::fprintf(stderr, "kaudit: kernel trap: %s\n", what);
+  std::fflush(stderr);
+  std::abort();
+}
+
+int last_error(bool clear) {
+  RunState& s = run_state();
+  return clear ? s.last_error.exchange(s.sticky_error.load()) : s.last_error.load();
+}
+int device_synchronize() { return run_state().sticky_error.load(); }
+void set_max_dynamic_smem(int bytes) {
+  run_state().max_dynamic_smem = std::min<std::size_t>(std::max(bytes, 0), kOptinMaxDynamicSmem);
+}
+const char* error_string(int err) {
+  switch (err) {
+    case kCudaSuccess: return "no error";
+    case kCudaInvalidValue: return "invalid argument";
+    case 2: return "out of memory";
+    case kCudaInvalidConfiguration: return "invalid configuration argument";
+    case 700: return "an illegal memory access was encountered";
+    case kCudaLaunchFailure: return "unspecified launch failure";
+    default: return "unknown error";
+  }
+}
+
+void begin_run(const RunOptions& options) {
+  RunState& s = run_state();
+  std::lock_guard<std::mutex> lock(s.mu);
+  s.options = options;
+  s.last_error = 0;
+  s.sticky_error = 0;
+  s.max_dynamic_smem = kDefaultMaxDynamicSmem;
+  s.fault = Fault{};
+}
+
+Fault end_run() {
+  RunState& s = run_state();
+  std::lock_guard<std::mutex> lock(s.mu);
+  return s.fault;
+}
+
+}  // namespace kaudit::rt

@@ -1,0 +1,13 @@
+// Memory-check mode: every CPU tensor allocation gets inaccessible guard pages right after its
+// end (and before its first page), with the data placed so that its end touches the guard. A
+// kernel reading or writing past a tensor then faults at once, and the fault handler reports
+// "out-of-bounds" instead of a plain crash. Up to 15 bytes of slack remain after tensors whose
+// size is not a multiple of 16 (float4 alignment), like the allocator slack of a real GPU.
+#pragma once
+
+namespace kaudit::rt {
+// Installs the allocator as libtorch's CPU allocator and the SIGSEGV/SIGBUS handler; a fault in a
+// guard page makes the process print a message and exit with kOutOfBoundsExitCode.
+void install_guarded_allocator();
+constexpr int kOutOfBoundsExitCode = 86;
+}  // namespace kaudit::rt

@@ -1,0 +1,88 @@
+// The ABI between kernel libraries built by the CPU backend and the emulator runtime
+// (libkaudit_cpurt.so). Kernel translation units include this through prelude.h; the runtime
+// implements it. Everything crossing the boundary is plain data or an opaque handle, so kernel
+// TUs never include libtorch headers (that keeps a kernel build well under a second).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+namespace kaudit::rt {
+
+struct uint3_ { unsigned int x, y, z; };
+
+// Per-CUDA-thread context. `threadIdx` etc. in kernel code read it through `tls_ctx`.
+// (Field names differ from the CUDA built-ins, which are macros in kernel code.)
+struct ThreadCtx {
+  uint3_ thread_idx;
+  uint3_ block_idx;
+  uint3_ block_dim;
+  uint3_ grid_dim;
+  unsigned char* dynamic_smem;  // extern __shared__ buffer of the current block
+  void* fiber_thread;           // scheduler record of this thread (fiber mode), else null
+};
+
+// Points at the context of the CUDA thread running on this OS thread. initial-exec: the runtime
+// library is loaded at program start, so this is one %fs-relative load in kernel code.
+extern thread_local ThreadCtx* tls_ctx __attribute__((tls_model("initial-exec")));
+
+struct LaunchSpec {
+  unsigned int grid[3];
+  unsigned int block[3];
+  std::size_t dynamic_smem;
+  bool needs_fibers;     // the TU uses barriers or warp collectives
+  const char* kernel;    // spelling of the callee, for messages
+  const void* module_anchor;  // an address inside the kernel library (finds its TLS block)
+};
+
+// Called back by the runtime for one block (plain mode: the block loops over its threads inline)
+// or for one thread (fiber mode).
+using RunBlockFn = void (*)(void* launch, ThreadCtx* ctx, bool reversed);
+using RunThreadFn = void (*)(void* launch);
+
+// Runs a whole grid synchronously. Returns a cudaError_t value (0 on success).
+int launch(const LaunchSpec& spec, RunBlockFn run_block, RunThreadFn run_thread, void* launch);
+
+// Barrier and warp collectives (fiber mode only).
+enum class WarpOp : int { Sync, ShflIdx, ShflUp, ShflDown, ShflXor, Ballot, Any, All, ReduceAdd,
+                          ReduceMin, ReduceMax, ReduceAnd, ReduceOr, ReduceXor };
+int syncthreads(int site, int predicate, int mode);  // mode 0 plain, 1 count, 2 and, 3 or
+std::uint64_t warp_collective(WarpOp op, unsigned mask, std::uint64_t value, int param, int width,
+                              bool is_signed);
+unsigned activemask();
+[[noreturn]] void trap(const char* what);
+
+// Host-side CUDA runtime state.
+int last_error(bool clear);   // cudaGetLastError / cudaPeekAtLastError
+int device_synchronize();     // sticky error after a fault in a kernel
+void set_max_dynamic_smem(int bytes);
+const char* error_string(int err);
+
+// Tensor facade: opaque handles to real at::Tensor objects living in the runtime.
+struct TensorHandle;
+TensorHandle* t_retain(TensorHandle*);
+void t_release(TensorHandle*);
+std::int64_t t_dim(const TensorHandle*);
+const std::int64_t* t_sizes(const TensorHandle*);
+const std::int64_t* t_strides(const TensorHandle*);
+std::int64_t t_numel(const TensorHandle*);
+int t_dtype(const TensorHandle*);
+bool t_is_contiguous(const TensorHandle*);
+void* t_data(const TensorHandle*);
+TensorHandle* t_empty(const std::int64_t* sizes, std::size_t n, int dtype);
+TensorHandle* t_full(const std::int64_t* sizes, std::size_t n, int dtype, double value);
+TensorHandle* t_contiguous(const TensorHandle*);
+TensorHandle* t_to_dtype(const TensorHandle*, int dtype);
+TensorHandle* t_clone(const TensorHandle*);
+TensorHandle* t_view(const TensorHandle*, const std::int64_t* sizes, std::size_t n, bool reshape);
+TensorHandle* t_transpose(const TensorHandle*, std::int64_t a, std::int64_t b);
+TensorHandle* t_permute(const TensorHandle*, const std::int64_t* dims, std::size_t n);
+TensorHandle* t_unsqueeze(const TensorHandle*, std::int64_t d);
+TensorHandle* t_squeeze(const TensorHandle*, std::int64_t d, bool all);
+TensorHandle* t_narrow(const TensorHandle*, std::int64_t d, std::int64_t start, std::int64_t len);
+TensorHandle* t_select(const TensorHandle*, std::int64_t d, std::int64_t index);
+TensorHandle* t_flatten(const TensorHandle*, std::int64_t start, std::int64_t end);
+TensorHandle* t_expand(const TensorHandle*, const std::int64_t* sizes, std::size_t n);
+void t_fill(TensorHandle*, double value);
+void t_copy(TensorHandle* dst, const TensorHandle* src);
+
+}  // namespace kaudit::rt

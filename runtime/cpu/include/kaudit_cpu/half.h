@@ -1,0 +1,145 @@
+// IEEE binary16 for the CPU backend: CUDA's __half / __half2 and the bit conversions shared with
+// c10::Half. Arithmetic is done in float and rounded to nearest-even, which is what sm_53+ half
+// instructions produce for +, -, * (exact in float) and what cuda_fp16's operators do for /.
+#pragma once
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+namespace kaudit::detail {
+inline float half_bits_to_float(std::uint16_t h) {
+  std::uint32_t sign = (std::uint32_t)(h & 0x8000u) << 16;
+  std::uint32_t exp = (h >> 10) & 0x1fu, man = h & 0x3ffu, bits;
+  if (exp == 0) {
+    if (man == 0) {
+      bits = sign;
+    } else {  // subnormal: normalise
+      int e = -1;
+      do { ++e; man <<= 1; } while ((man & 0x400u) == 0);
+      bits = sign | ((std::uint32_t)(127 - 15 - e) << 23) | ((man & 0x3ffu) << 13);
+    }
+  } else if (exp == 0x1f) {
+    bits = sign | 0x7f800000u | (man << 13);
+  } else {
+    bits = sign | ((exp + 127 - 15) << 23) | (man << 13);
+  }
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+inline std::uint16_t float_to_half_bits(float f) {  // round to nearest even
+  std::uint32_t x;
+  std::memcpy(&x, &f, 4);
+  std::uint16_t sign = (std::uint16_t)((x >> 16) & 0x8000u);
+  std::uint32_t ax = x & 0x7fffffffu;
+  if (ax >= 0x7f800000u) return sign | (ax > 0x7f800000u ? 0x7e00u : 0x7c00u);  // NaN / inf
+  if (ax >= 0x477ff000u) return sign | 0x7c00u;                                 // overflow
+  if (ax < 0x38800000u) {                                                        // subnormal or 0
+    if (ax < 0x33000000u) return sign;                                           // < 2^-25 -> 0
+    std::uint32_t e = ax >> 23, m = (ax & 0x7fffffu) | 0x800000u;
+    std::uint32_t shift = 126 - e;                                               // 14..24
+    std::uint32_t r = m >> shift, rem = m & ((1u << shift) - 1), half = 1u << (shift - 1);
+    if (rem > half || (rem == half && (r & 1u))) ++r;
+    return sign | (std::uint16_t)r;
+  }
+  std::uint32_t r = ((ax >> 13) - ((127 - 15) << 10)), rem = ax & 0x1fffu;
+  if (rem > 0x1000u || (rem == 0x1000u && (r & 1u))) ++r;
+  return sign | (std::uint16_t)r;
+}
+}  // namespace kaudit::detail
+
+struct __half {
+  unsigned short __x;
+  __half() = default;
+  __half(float f) : __x(::kaudit::detail::float_to_half_bits(f)) {}
+  __half(double f) : __x(::kaudit::detail::float_to_half_bits((float)f)) {}
+  __half(int i) : __x(::kaudit::detail::float_to_half_bits((float)i)) {}
+  __half(unsigned i) : __x(::kaudit::detail::float_to_half_bits((float)i)) {}
+  __half(long long i) : __x(::kaudit::detail::float_to_half_bits((float)i)) {}
+  operator float() const { return ::kaudit::detail::half_bits_to_float(__x); }
+  __half& operator+=(const __half& o) { return *this = __half(float(*this) + float(o)); }
+  __half& operator-=(const __half& o) { return *this = __half(float(*this) - float(o)); }
+  __half& operator*=(const __half& o) { return *this = __half(float(*this) * float(o)); }
+  __half& operator/=(const __half& o) { return *this = __half(float(*this) / float(o)); }
+};
+typedef __half half;
+struct __attribute__((aligned(4))) __half2 {
+  __half x, y;
+};
+typedef __half2 half2;
+struct __half_raw { unsigned short x; };
+
+inline __half operator+(const __half& a, const __half& b) { return __half(float(a) + float(b)); }
+inline __half operator-(const __half& a, const __half& b) { return __half(float(a) - float(b)); }
+inline __half operator*(const __half& a, const __half& b) { return __half(float(a) * float(b)); }
+inline __half operator/(const __half& a, const __half& b) { return __half(float(a) / float(b)); }
+inline __half operator-(const __half& a) { __half r; r.__x = a.__x ^ 0x8000u; return r; }
+inline bool operator==(const __half& a, const __half& b) { return float(a) == float(b); }
+inline bool operator!=(const __half& a, const __half& b) { return float(a) != float(b); }
+inline bool operator<(const __half& a, const __half& b) { return float(a) < float(b); }
+inline bool operator>(const __half& a, const __half& b) { return float(a) > float(b); }
+inline bool operator<=(const __half& a, const __half& b) { return float(a) <= float(b); }
+inline bool operator>=(const __half& a, const __half& b) { return float(a) >= float(b); }
+
+inline __half __float2half(float f) { return __half(f); }
+inline __half __float2half_rn(float f) { return __half(f); }
+inline __half __double2half(double f) { return __half((float)f); }
+inline float __half2float(__half h) { return float(h); }
+inline __half __int2half_rn(int i) { return __half((float)i); }
+inline int __half2int_rn(__half h) { return (int)nearbyintf(float(h)); }
+inline int __half2int_rz(__half h) { return (int)float(h); }
+inline unsigned short __half_as_ushort(__half h) { return h.__x; }
+inline short __half_as_short(__half h) { return (short)h.__x; }
+inline __half __ushort_as_half(unsigned short u) { __half h; h.__x = u; return h; }
+inline __half __short_as_half(short u) { __half h; h.__x = (unsigned short)u; return h; }
+inline __half __hadd(__half a, __half b) { return a + b; }
+inline __half __hsub(__half a, __half b) { return a - b; }
+inline __half __hmul(__half a, __half b) { return a * b; }
+inline __half __hdiv(__half a, __half b) { return a / b; }
+inline __half __hneg(__half a) { return -a; }
+inline __half __habs(__half a) { __half r; r.__x = a.__x & 0x7fffu; return r; }
+// fma rounds once: the double-precision result of half operands is exact or within one rounding.
+inline __half __hfma(__half a, __half b, __half c) { return __half((float)((double)float(a) * float(b) + float(c))); }
+inline __half __hmax(__half a, __half b) { return __half(fmaxf(float(a), float(b))); }
+inline __half __hmin(__half a, __half b) { return __half(fminf(float(a), float(b))); }
+inline bool __hgt(__half a, __half b) { return a > b; }
+inline bool __hlt(__half a, __half b) { return a < b; }
+inline bool __hge(__half a, __half b) { return a >= b; }
+inline bool __hle(__half a, __half b) { return a <= b; }
+inline bool __heq(__half a, __half b) { return a == b; }
+inline bool __hne(__half a, __half b) { return a != b; }
+inline bool __hisnan(__half a) { return (a.__x & 0x7fffu) > 0x7c00u; }
+inline int __hisinf(__half a) { return (a.__x & 0x7fffu) == 0x7c00u ? ((a.__x & 0x8000u) ? -1 : 1) : 0; }
+inline __half hexp(__half a) { return __half(expf(float(a))); }
+inline __half hlog(__half a) { return __half(logf(float(a))); }
+inline __half hsqrt(__half a) { return __half(sqrtf(float(a))); }
+inline __half hrsqrt(__half a) { return __half(1.0f / sqrtf(float(a))); }
+inline __half hrcp(__half a) { return __half(1.0f / float(a)); }
+inline __half htanh(__half a) { return __half(tanhf(float(a))); }
+inline __half2 __halves2half2(__half a, __half b) { return {a, b}; }
+inline __half2 make_half2(__half a, __half b) { return {a, b}; }
+inline __half2 __floats2half2_rn(float a, float b) { return {__half(a), __half(b)}; }
+inline __half2 __float2half2_rn(float a) { return {__half(a), __half(a)}; }
+inline __half2 __half2half2(__half a) { return {a, a}; }
+inline float2 __half22float2(__half2 h) { return {float(h.x), float(h.y)}; }
+inline __half2 __float22half2_rn(float2 f) { return {__half(f.x), __half(f.y)}; }
+inline __half __low2half(__half2 h) { return h.x; }
+inline __half __high2half(__half2 h) { return h.y; }
+inline float __low2float(__half2 h) { return float(h.x); }
+inline float __high2float(__half2 h) { return float(h.y); }
+inline __half2 __hadd2(__half2 a, __half2 b) { return {a.x + b.x, a.y + b.y}; }
+inline __half2 __hsub2(__half2 a, __half2 b) { return {a.x - b.x, a.y - b.y}; }
+inline __half2 __hmul2(__half2 a, __half2 b) { return {a.x * b.x, a.y * b.y}; }
+inline __half2 __h2div(__half2 a, __half2 b) { return {a.x / b.x, a.y / b.y}; }
+inline __half2 __hfma2(__half2 a, __half2 b, __half2 c) { return {__hfma(a.x, b.x, c.x), __hfma(a.y, b.y, c.y)}; }
+inline __half2 __hneg2(__half2 a) { return {-a.x, -a.y}; }
+inline __half2 __hmax2(__half2 a, __half2 b) { return {__hmax(a.x, b.x), __hmax(a.y, b.y)}; }
+inline __half2 __hmin2(__half2 a, __half2 b) { return {__hmin(a.x, b.x), __hmin(a.y, b.y)}; }
+inline __half2 h2exp(__half2 a) { return {hexp(a.x), hexp(a.y)}; }
+inline __half2 operator+(const __half2& a, const __half2& b) { return __hadd2(a, b); }
+inline __half2 operator-(const __half2& a, const __half2& b) { return __hsub2(a, b); }
+inline __half2 operator*(const __half2& a, const __half2& b) { return __hmul2(a, b); }
+inline __half2 operator/(const __half2& a, const __half2& b) { return __h2div(a, b); }
+inline __half atomicAdd(__half* a, __half v) {
+  return ::kaudit::detail::atomic_update(a, [v](__half o) { return o + v; });
+}

@@ -1,0 +1,3 @@
+// CPU backend stand-in: everything lives in the kaudit prelude.
+#pragma once
+#include <kaudit_cpu/prelude.h>

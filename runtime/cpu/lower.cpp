@@ -1,0 +1,264 @@
+#include "runtime/cpu/lower.h"
+
+#include <algorithm>
+#include <cctype>
+#include <regex>
+
+namespace kaudit::cpu {
+
+std::vector<bool> code_mask(std::string_view s) {
+  std::vector<bool> code(s.size(), true);
+  std::size_t i = 0;
+  auto mark = [&](std::size_t from, std::size_t to) {
+    for (std::size_t k = from; k < to && k < s.size(); ++k) code[k] = false;
+  };
+  while (i < s.size()) {
+    if (s.compare(i, 2, "//") == 0) {
+      std::size_t e = s.find('\n', i);
+      if (e == std::string_view::npos) e = s.size();
+      mark(i, e);
+      i = e;
+    } else if (s.compare(i, 2, "/*") == 0) {
+      std::size_t e = s.find("*/", i + 2);
+      e = e == std::string_view::npos ? s.size() : e + 2;
+      mark(i, e);
+      i = e;
+    } else if (s[i] == 'R' && i + 1 < s.size() && s[i + 1] == '"' && (i == 0 || !(std::isalnum((unsigned char)s[i - 1]) || s[i - 1] == '_'))) {
+      std::size_t open = s.find('(', i + 2);
+      if (open == std::string_view::npos) { ++i; continue; }
+      std::string close = ")" + std::string(s.substr(i + 2, open - i - 2)) + "\"";
+      std::size_t e = s.find(close, open);
+      e = e == std::string_view::npos ? s.size() : e + close.size();
+      mark(i, e);
+      i = e;
+    } else if (s[i] == '"' || (s[i] == '\'' && !(i > 0 && std::isxdigit((unsigned char)s[i - 1]) && i + 1 < s.size() && std::isxdigit((unsigned char)s[i + 1])))) {
+      // (a quote between hex digits is a C++14 digit separator, not a character literal)
+      const char q = s[i];
+      std::size_t e = i + 1;
+      while (e < s.size() && s[e] != q && s[e] != '\n') e += (s[e] == '\\') ? 2 : 1;
+      e = std::min(e + 1, s.size());
+      mark(i, e);
+      i = e;
+    } else {
+      ++i;
+    }
+  }
+  return code;
+}
+
+namespace {
+
+bool is_ident(char c) { return std::isalnum((unsigned char)c) || c == '_'; }
+
+struct Cursor {
+  std::string_view s;
+  const std::vector<bool>& code;
+  std::size_t skip_space_back(std::size_t i) const {  // i: one past; returns one past last non-space
+    while (i > 0 && (std::isspace((unsigned char)s[i - 1]) || !code[i - 1])) --i;
+    return i;
+  }
+  std::size_t skip_space(std::size_t i) const {
+    while (i < s.size() && (std::isspace((unsigned char)s[i]) || !code[i])) ++i;
+    return i;
+  }
+};
+
+void line_col(std::string_view s, std::size_t pos, int& line, int& col) {
+  line = 1 + (int)std::count(s.begin(), s.begin() + std::min(pos, s.size()), '\n');
+  std::size_t nl = s.rfind('\n', pos == 0 ? 0 : pos - 1);
+  col = (int)(nl == std::string_view::npos ? pos + 1 : pos - nl);
+}
+
+// Start of the callee expression that ends right before `end` (exclusive): an identifier with
+// optional `ns::` qualifiers and template argument lists.
+std::size_t callee_start(const Cursor& c, std::size_t end) {
+  std::size_t i = c.skip_space_back(end);
+  for (;;) {
+    if (i > 0 && c.s[i - 1] == '>') {  // template argument list
+      int depth = 0, parens = 0;  // `<`/`>` inside parentheses are comparisons
+      std::size_t k = i;
+      while (k > 0) {
+        --k;
+        if (!c.code[k]) continue;
+        const char ch = c.s[k];
+        if (ch == ')') ++parens;
+        else if (ch == '(') --parens;
+        else if (parens == 0 && ch == '>') ++depth;
+        else if (parens == 0 && ch == '<' && --depth == 0) break;
+      }
+      i = c.skip_space_back(k);
+    }
+    std::size_t k = i;
+    while (k > 0 && is_ident(c.s[k - 1])) --k;
+    if (k == i) return i;  // nothing that looks like a name
+    i = k;
+    std::size_t before = c.skip_space_back(i);
+    if (before >= 2 && c.s[before - 1] == ':' && c.s[before - 2] == ':') {
+      i = c.skip_space_back(before - 2);
+      continue;
+    }
+    return k;
+  }
+}
+
+// Index of the matching closer for the opener at `open`, skipping nested brackets.
+std::size_t match_paren(const Cursor& c, std::size_t open) {
+  int depth = 0;
+  for (std::size_t k = open; k < c.s.size(); ++k) {
+    if (!c.code[k]) continue;
+    char ch = c.s[k];
+    if (ch == '(' || ch == '[' || ch == '{') ++depth;
+    else if ((ch == ')' || ch == ']' || ch == '}') && --depth == 0) return k;
+  }
+  return std::string_view::npos;
+}
+
+std::size_t find_launch_close(const Cursor& c, std::size_t from) {
+  int depth = 0;
+  for (std::size_t k = from; k + 2 < c.s.size(); ++k) {
+    if (!c.code[k]) continue;
+    char ch = c.s[k];
+    if (ch == '(' || ch == '[' || ch == '{') ++depth;
+    else if (ch == ')' || ch == ']' || ch == '}') --depth;
+    else if (depth == 0 && c.s.compare(k, 3, ">>>") == 0) return k;
+  }
+  return std::string_view::npos;
+}
+
+std::string trim(std::string_view v) {
+  std::size_t a = 0, b = v.size();
+  while (a < b && std::isspace((unsigned char)v[a])) ++a;
+  while (b > a && std::isspace((unsigned char)v[b - 1])) --b;
+  return std::string(v.substr(a, b - a));
+}
+
+// Keeps line numbers: appends the newlines the replaced span had beyond the replacement's.
+std::string keep_lines(std::string replacement, std::string_view original) {
+  auto n = std::count(original.begin(), original.end(), '\n') - std::count(replacement.begin(), replacement.end(), '\n');
+  for (; n > 0; --n) replacement += '\n';
+  return replacement;
+}
+
+bool in_function_scope(std::string_view s, const std::vector<bool>& code, std::size_t pos) {
+  // Walk the braces before pos; a brace opened after `namespace X` or `extern "C"` is namespace scope.
+  std::vector<bool> stack;  // true: namespace-like scope
+  for (std::size_t k = 0; k < pos; ++k) {
+    if (!code[k]) continue;
+    if (s[k] == '{') {
+      std::size_t b = k;
+      while (b > 0 && std::isspace((unsigned char)s[b - 1])) --b;
+      std::size_t line_start = s.rfind('\n', b == 0 ? 0 : b - 1);
+      std::string head(s.substr(line_start == std::string_view::npos ? 0 : line_start, b - (line_start == std::string_view::npos ? 0 : line_start)));
+      static const std::regex ns(R"((^|\s)(namespace(\s+[\w:]+)?|extern\s+"C(\+\+)?")\s*$)");
+      stack.push_back(std::regex_search(head, ns));
+    } else if (s[k] == '}' && !stack.empty()) {
+      stack.pop_back();
+    }
+  }
+  return std::any_of(stack.begin(), stack.end(), [](bool nsp) { return !nsp; });
+}
+
+}  // namespace
+
+LoweredSource lower_for_cpu(std::string_view source, std::string_view file_name, std::string_view entry) {
+  LoweredSource out;
+  std::string text(source);
+
+  // 1. extern __shared__ declarations -> pointers to the block's dynamic shared memory.
+  {
+    static const std::regex decl(
+        R"(extern\s+(?:volatile\s+)?__shared__\s+((?:(?:__align__|alignas)\s*\(\s*\d+\s*\)\s*)*)((?:const\s+|volatile\s+|unsigned\s+|signed\s+)*[A-Za-z_][\w:]*(?:\s*<[^;\[\]]*>)?)\s+([A-Za-z_]\w*)\s*\[\s*\]\s*;)");
+    std::vector<bool> code = code_mask(text);
+    std::string result;
+    std::size_t last = 0;
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), decl); it != std::sregex_iterator(); ++it) {
+      const std::size_t pos = (std::size_t)it->position(0);
+      if (!code[pos]) continue;
+      const std::string type = (*it)[2].str(), name = (*it)[3].str();
+      std::string repl;
+      if (in_function_scope(text, code, pos)) {
+        repl = type + "* const " + name + " = reinterpret_cast<" + type + "*>(::kaudit::dynamic_shared_memory());";
+      } else {
+        // Namespace scope: a name that re-reads the current block's buffer at each use.
+        repl = "#define " + name + " (reinterpret_cast<" + type + "*>(::kaudit::dynamic_shared_memory()))";
+        if (pos > 0 && text[pos - 1] != '\n') repl = "\n" + repl;  // a directive must start a line
+      }
+      result += text.substr(last, pos - last);
+      result += keep_lines(repl, it->str());
+      last = pos + (std::size_t)it->length(0);
+    }
+    result += text.substr(last);
+    text = std::move(result);
+  }
+  // 2. `static __shared__` -> `__shared__`.
+  {
+    static const std::regex st(R"(\bstatic(\s+(?:volatile\s+)?__shared__)\b)");
+    text = std::regex_replace(text, st, "$1");
+  }
+  // 3. Does the TU need fibers?
+  {
+    std::vector<bool> code = code_mask(text);
+    static const char* kSyncOps[] = {"__syncthreads", "__syncwarp", "__shfl", "__ballot_sync", "__any_sync",
+                                     "__all_sync", "__activemask", "__reduce_", "__match_"};
+    for (const char* op : kSyncOps) {
+      for (std::size_t p = text.find(op); p != std::string::npos; p = text.find(op, p + 1)) {
+        if (code[p] && (p == 0 || !is_ident(text[p - 1]))) { out.needs_fibers = true; break; }
+      }
+      if (out.needs_fibers) break;
+    }
+  }
+  // 4. Kernel launches.
+  {
+    for (;;) {
+      std::vector<bool> code = code_mask(text);
+      Cursor c{text, code};
+      std::size_t lt = std::string::npos;
+      for (std::size_t p = text.find("<<<"); p != std::string::npos; p = text.find("<<<", p + 3))
+        if (code[p]) { lt = p; break; }
+      if (lt == std::string::npos) break;
+      int line = 0, col = 0;
+      line_col(text, lt, line, col);
+      const std::size_t gt = find_launch_close(c, lt + 3);
+      const std::size_t start = callee_start(c, lt);
+      const std::size_t open = gt == std::string::npos ? gt : c.skip_space(gt + 3);
+      if (gt == std::string::npos || start == lt || open >= text.size() || text[open] != '(') {
+        out.errors.push_back({line, col, "cannot parse this kernel launch (expected `name<<<grid, block[, smem[, stream]]>>>(args)`)"});
+        text.replace(lt, 3, "< < <");  // leave it for the compiler to reject, and move on
+        continue;
+      }
+      const std::size_t close = match_paren(c, open);
+      if (close == std::string::npos) {
+        out.errors.push_back({line, col, "unbalanced parentheses in the arguments of this kernel launch"});
+        text.replace(lt, 3, "< < <");
+        continue;
+      }
+      const std::string callee = trim(std::string_view(text).substr(start, lt - start));
+      const std::string cfg(std::string_view(text).substr(lt + 3, gt - lt - 3));
+      const std::string args(std::string_view(text).substr(open + 1, close - open - 1));
+      std::string quoted;
+      for (char ch : callee) if (ch != '"' && ch != '\\' && ch != '\n') quoted += ch;
+      std::string repl = "::kaudit::launch_kernel(\"" + quoted + "\", [&](auto&&... kaudit_a) { " + callee +
+                         "(kaudit_a...); }, ::kaudit::LaunchConfig(" + cfg + ")";
+      if (!trim(args).empty()) repl += ", " + args;
+      repl += ")";
+      const std::string_view original = std::string_view(text).substr(start, close + 1 - start);
+      text.replace(start, close + 1 - start, keep_lines(repl, original));
+      ++out.launches;
+    }
+  }
+
+  std::string file(file_name);
+  std::string escaped;
+  for (char ch : file) { if (ch == '"' || ch == '\\') escaped += '\\'; escaped += ch; }
+  out.text = "#define KAUDIT_NEEDS_FIBERS " + std::string(out.needs_fibers ? "1" : "0") +
+             "\n#include <kaudit_cpu/prelude.h>\n#line 1 \"" + escaped + "\"\n" + text;
+  if (!entry.empty()) {
+    out.text += "\n#line 1 \"<kaudit entry shim>\"\nextern \"C\" __attribute__((visibility(\"default\"))) int "
+                "kaudit_invoke(const ::kaudit::detail::ArgValue* a, std::size_t n, void* sink, "
+                "::kaudit::detail::PushOutput push, char* err, std::size_t errlen) {\n  return "
+                "::kaudit::detail::invoke_entry(&" + std::string(entry) + ", a, n, sink, push, err, errlen);\n}\n";
+  }
+  return out;
+}
+
+}  // namespace kaudit::cpu

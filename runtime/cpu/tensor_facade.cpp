@@ -1,0 +1,72 @@
+// Runtime side of the torch facade (include/kaudit_cpu/torch_facade.h): handles wrap real
+// at::Tensor objects so kernel libraries can use the libtorch API without its headers.
+#include "runtime/cpu/tensor_facade.h"
+
+#include <ATen/ATen.h>
+
+#include <atomic>
+#include <cstring>
+
+#include "kaudit_cpu/abi.h"
+
+namespace kaudit::rt {
+
+struct TensorHandle {
+  std::atomic<int> refs{1};
+  at::Tensor tensor;
+};
+
+namespace {
+at::IntArrayRef dims(const std::int64_t* s, std::size_t n) { return at::IntArrayRef(s, n); }
+TensorHandle* make(at::Tensor t) { return new TensorHandle{{1}, std::move(t)}; }
+// Fresh "device" allocations are filled with 0xFF bytes (NaN for floats): deterministic, and a
+// kernel that forgets to write part of its output cannot pass by luck.
+constexpr int kUninitialisedByte = 0xFF;
+}  // namespace
+
+TensorHandle* wrap_tensor(const at::Tensor& t) { return make(t); }
+const at::Tensor& unwrap_tensor(const TensorHandle* h) { return h->tensor; }
+
+TensorHandle* t_retain(TensorHandle* h) {
+  h->refs.fetch_add(1, std::memory_order_relaxed);
+  return h;
+}
+void t_release(TensorHandle* h) {
+  if (h->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete h;
+}
+std::int64_t t_dim(const TensorHandle* h) { return h->tensor.dim(); }
+const std::int64_t* t_sizes(const TensorHandle* h) { return h->tensor.sizes().data(); }
+const std::int64_t* t_strides(const TensorHandle* h) { return h->tensor.strides().data(); }
+std::int64_t t_numel(const TensorHandle* h) { return h->tensor.numel(); }
+int t_dtype(const TensorHandle* h) { return (int)h->tensor.scalar_type(); }
+bool t_is_contiguous(const TensorHandle* h) { return h->tensor.is_contiguous(); }
+void* t_data(const TensorHandle* h) { return h->tensor.data_ptr(); }
+
+TensorHandle* t_empty(const std::int64_t* sizes, std::size_t n, int dtype) {
+  at::Tensor t = at::empty(dims(sizes, n), at::TensorOptions().dtype((at::ScalarType)dtype));
+  if (t.numel() > 0) std::memset(t.data_ptr(), kUninitialisedByte, t.nbytes());
+  return make(std::move(t));
+}
+TensorHandle* t_full(const std::int64_t* sizes, std::size_t n, int dtype, double value) {
+  return make(at::full(dims(sizes, n), value, at::TensorOptions().dtype((at::ScalarType)dtype)));
+}
+TensorHandle* t_contiguous(const TensorHandle* h) { return make(h->tensor.contiguous()); }
+TensorHandle* t_to_dtype(const TensorHandle* h, int dtype) { return make(h->tensor.to((at::ScalarType)dtype)); }
+TensorHandle* t_clone(const TensorHandle* h) { return make(h->tensor.clone()); }
+TensorHandle* t_view(const TensorHandle* h, const std::int64_t* sizes, std::size_t n, bool reshape) {
+  return make(reshape ? h->tensor.reshape(dims(sizes, n)) : h->tensor.view(dims(sizes, n)));
+}
+TensorHandle* t_transpose(const TensorHandle* h, std::int64_t a, std::int64_t b) { return make(h->tensor.transpose(a, b)); }
+TensorHandle* t_permute(const TensorHandle* h, const std::int64_t* d, std::size_t n) { return make(h->tensor.permute(dims(d, n))); }
+TensorHandle* t_unsqueeze(const TensorHandle* h, std::int64_t d) { return make(h->tensor.unsqueeze(d)); }
+TensorHandle* t_squeeze(const TensorHandle* h, std::int64_t d, bool all) {
+  return make(all ? h->tensor.squeeze() : h->tensor.squeeze(d));
+}
+TensorHandle* t_narrow(const TensorHandle* h, std::int64_t d, std::int64_t s, std::int64_t l) { return make(h->tensor.narrow(d, s, l)); }
+TensorHandle* t_select(const TensorHandle* h, std::int64_t d, std::int64_t i) { return make(h->tensor.select(d, i)); }
+TensorHandle* t_flatten(const TensorHandle* h, std::int64_t s, std::int64_t e) { return make(h->tensor.flatten(s, e)); }
+TensorHandle* t_expand(const TensorHandle* h, const std::int64_t* s, std::size_t n) { return make(h->tensor.expand(dims(s, n))); }
+void t_fill(TensorHandle* h, double v) { h->tensor.fill_(v); }
+void t_copy(TensorHandle* dst, const TensorHandle* src) { dst->tensor.copy_(src->tensor); }
+
+}  // namespace kaudit::rt

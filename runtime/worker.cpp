@@ -1,0 +1,354 @@
+#include "runtime/worker.h"
+
+#include <ATen/ATen.h>
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <tbb/global_control.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "kaudit_cpu/abi.h"
+#include "runtime/cpu/guarded_allocator.h"
+#include "runtime/cpu/tensor_facade.h"
+
+namespace kaudit::runtime {
+using nlohmann::json;
+
+const char* to_string(Status s) {
+  switch (s) {
+    case Status::Ok: return "ok";
+    case Status::Crash: return "crash";
+    case Status::Timeout: return "timeout";
+    case Status::BarrierDivergence: return "barrier-divergence";
+    case Status::LaunchError: return "launch-error";
+    case Status::OutOfBounds: return "out-of-bounds";
+    case Status::Exception: return "exception";
+  }
+  return "crash";
+}
+
+std::filesystem::path self_executable() { return std::filesystem::read_symlink("/proc/self/exe"); }
+
+namespace {
+
+// ---- framing ------------------------------------------------------------------------------------
+bool write_all(int fd, const void* data, std::size_t n) {
+  const char* p = static_cast<const char*>(data);
+  while (n > 0) {
+    ssize_t w = write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    p += w;
+    n -= (std::size_t)w;
+  }
+  return true;
+}
+bool write_blob(int fd, const void* data, std::uint64_t n) { return write_all(fd, &n, 8) && write_all(fd, data, n); }
+
+bool send_message(int fd, json header, const std::vector<at::Tensor>& tensors) {
+  json metas = json::array();
+  std::vector<at::Tensor> contiguous;
+  for (const auto& t : tensors) {
+    contiguous.push_back(t.contiguous());
+    metas.push_back({{"dtype", (int)t.scalar_type()}, {"shape", t.sizes().vec()}});
+  }
+  header["tensors"] = metas;
+  const std::string h = header.dump();
+  if (!write_blob(fd, h.data(), h.size())) return false;
+  for (const auto& t : contiguous)
+    if (!write_blob(fd, t.data_ptr(), t.nbytes())) return false;
+  return true;
+}
+
+// Reads one message; on the parent side `deadline` bounds the wait (worker hangs).
+enum class ReadResult { Ok, Eof, Timeout, Bad };
+struct Reader {
+  int fd;
+  int err_fd = -1;
+  std::string* err_tail = nullptr;
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+
+  void drain_stderr() {
+    if (err_fd < 0 || !err_tail) return;
+    char buf[4096];
+    for (;;) {
+      ssize_t n = read(err_fd, buf, sizeof buf);
+      if (n <= 0) break;
+      err_tail->append(buf, (std::size_t)n);
+      if (err_tail->size() > 8192) err_tail->erase(0, err_tail->size() - 4096);
+    }
+  }
+  ReadResult wait_readable() {
+    for (;;) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+      if (deadline != std::chrono::steady_clock::time_point::max() && left <= 0) return ReadResult::Timeout;
+      pollfd fds[2] = {{fd, POLLIN, 0}, {err_fd, POLLIN, 0}};
+      int timeout = deadline == std::chrono::steady_clock::time_point::max() ? -1 : (int)std::min<long long>(left, 1000);
+      int rc = poll(fds, err_fd >= 0 ? 2 : 1, timeout);
+      if (rc < 0 && errno != EINTR) return ReadResult::Bad;
+      if (err_fd >= 0 && (fds[1].revents & POLLIN)) drain_stderr();
+      if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) return ReadResult::Ok;
+    }
+  }
+  ReadResult read_exact(void* data, std::size_t n) {
+    char* p = static_cast<char*>(data);
+    while (n > 0) {
+      ReadResult w = wait_readable();
+      if (w != ReadResult::Ok) return w;
+      ssize_t r = read(fd, p, n);
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) return ReadResult::Eof;
+      p += r;
+      n -= (std::size_t)r;
+    }
+    return ReadResult::Ok;
+  }
+  ReadResult read_message(json& header, std::vector<at::Tensor>& tensors) {
+    std::uint64_t n = 0;
+    ReadResult r = read_exact(&n, 8);
+    if (r != ReadResult::Ok) return r;
+    if (n > (1u << 30)) return ReadResult::Bad;
+    std::string h(n, '\0');
+    if ((r = read_exact(h.data(), n)) != ReadResult::Ok) return r;
+    header = json::parse(h, nullptr, false);
+    if (header.is_discarded()) return ReadResult::Bad;
+    for (const auto& m : header.value("tensors", json::array())) {
+      std::vector<std::int64_t> shape = m.at("shape").get<std::vector<std::int64_t>>();
+      at::Tensor t = at::empty(shape, at::TensorOptions().dtype((at::ScalarType)m.at("dtype").get<int>()));
+      std::uint64_t bytes = 0;
+      if ((r = read_exact(&bytes, 8)) != ReadResult::Ok) return r;
+      if (bytes != t.nbytes()) return ReadResult::Bad;
+      if ((r = read_exact(t.data_ptr(), bytes)) != ReadResult::Ok) return r;
+      tensors.push_back(t);
+    }
+    return ReadResult::Ok;
+  }
+};
+
+// ---- worker side --------------------------------------------------------------------------------
+using InvokeFn = int (*)(const void* args, std::size_t n, void* sink, void (*push)(void*, rt::TensorHandle*),
+                         char* err, std::size_t errlen);
+struct ArgValueAbi {  // must match kaudit::detail::ArgValue in the prelude
+  int kind;
+  std::int64_t i;
+  double d;
+  rt::TensorHandle* t;
+};
+
+json serve_one(const json& req, std::vector<at::Tensor>& tensors, std::vector<at::Tensor>& outputs,
+               std::map<std::string, InvokeFn>& libraries) {
+  const std::string lib = req.at("library").get<std::string>();
+  InvokeFn invoke = nullptr;
+  if (auto it = libraries.find(lib); it != libraries.end()) {
+    invoke = it->second;
+  } else {
+    void* h = dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!h) return {{"status", "exception"}, {"message", std::string("cannot load kernel library: ") + dlerror()}};
+    invoke = reinterpret_cast<InvokeFn>(dlsym(h, "kaudit_invoke"));
+    if (!invoke) return {{"status", "exception"}, {"message", "kernel library has no kaudit_invoke entry shim"}};
+    libraries[lib] = invoke;
+  }
+  rt::RunOptions opts;
+  opts.schedule = req.value("schedule", std::string("in-order")) == "reversed" ? rt::Schedule::Reversed : rt::Schedule::InOrder;
+  opts.serial_blocks = req.value("serial_blocks", false);
+  std::vector<ArgValueAbi> args;
+  std::vector<rt::TensorHandle*> handles;
+  for (const auto& a : req.at("args")) {
+    ArgValueAbi v{a.at("kind").get<int>(), 0, 0.0, nullptr};
+    if (v.kind == 0) {
+      handles.push_back(rt::wrap_tensor(tensors.at(a.at("tensor").get<std::size_t>())));
+      v.t = handles.back();
+    } else if (v.kind == 2) {
+      v.d = a.at("value").get<double>();
+    } else {
+      v.i = a.at("value").get<std::int64_t>();
+    }
+    args.push_back(v);
+  }
+  char err[4096] = {0};
+  rt::begin_run(opts);
+  const int rc = invoke(args.data(), args.size(), &outputs,
+                        [](void* sink, rt::TensorHandle* h) {
+                          static_cast<std::vector<at::Tensor>*>(sink)->push_back(rt::unwrap_tensor(h));
+                        },
+                        err, sizeof err);
+  const rt::Fault fault = rt::end_run();
+  for (auto* h : handles) rt::t_release(h);
+  json resp;
+  if (fault.kind == rt::FaultKind::LaunchError) resp = {{"status", "launch-error"}, {"message", fault.message}};
+  else if (fault.kind == rt::FaultKind::BarrierDivergence) resp = {{"status", "barrier-divergence"}, {"message", fault.message}};
+  else if (fault.kind == rt::FaultKind::DeviceException) resp = {{"status", "crash"}, {"message", fault.message}};
+  else if (rc != 0) resp = {{"status", "exception"}, {"message", std::string(err)}};
+  else resp = {{"status", "ok"}, {"message", ""}};
+  if (resp["status"] != "ok") outputs.clear();
+  return resp;
+}
+
+}  // namespace
+
+int worker_main(bool memcheck, int threads) {
+  // Protocol on a private copy of stdout; fd 1 becomes stderr so device printf cannot corrupt it.
+  const int out_fd = dup(1);
+  dup2(2, 1);
+  signal(SIGPIPE, SIG_IGN);
+  if (memcheck) rt::install_guarded_allocator();
+  std::unique_ptr<tbb::global_control> limit;
+  if (threads > 0) limit = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism, threads);
+  std::map<std::string, InvokeFn> libraries;
+  Reader reader{0};
+  for (;;) {
+    json req;
+    std::vector<at::Tensor> tensors, outputs;
+    ReadResult r = reader.read_message(req, tensors);
+    if (r == ReadResult::Eof) return 0;
+    if (r != ReadResult::Ok) return 3;
+    json resp;
+    try {
+      resp = serve_one(req, tensors, outputs, libraries);
+    } catch (const std::exception& e) {
+      resp = {{"status", "exception"}, {"message", e.what()}};
+      outputs.clear();
+    }
+    if (!send_message(out_fd, resp, outputs)) return 4;
+  }
+}
+
+// ---- parent side --------------------------------------------------------------------------------
+IsolatedRunner::IsolatedRunner(std::filesystem::path worker_exe, WorkerLimits limits)
+    : exe_(std::move(worker_exe)), limits_(limits) {
+  signal(SIGPIPE, SIG_IGN);
+}
+IsolatedRunner::~IsolatedRunner() { stop(); }
+
+bool IsolatedRunner::start(std::string& error) {
+  int in[2], out[2], err[2];
+  if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC)) {
+    error = std::string("pipe: ") + std::strerror(errno);
+    return false;
+  }
+  const std::string exe = exe_.string(), threads = std::to_string(limits_.threads);
+  const char* argv[] = {exe.c_str(), "worker", "--threads", threads.c_str(), limits_.memcheck ? "--memcheck" : nullptr, nullptr};
+  const rlim_t mem = limits_.memory_bytes;
+  pid_t pid = fork();
+  if (pid < 0) {
+    error = std::string("fork: ") + std::strerror(errno);
+    return false;
+  }
+  if (pid == 0) {  // child: only async-signal-safe calls until exec
+    dup2(in[0], 0);
+    dup2(out[1], 1);
+    dup2(err[1], 2);
+    rlimit rl{mem, mem};
+    if (mem) setrlimit(RLIMIT_AS, &rl);
+    rlimit core{0, 0};
+    setrlimit(RLIMIT_CORE, &core);
+    execv(argv[0], const_cast<char* const*>(argv));
+    _exit(127);
+  }
+  close(in[0]);
+  close(out[1]);
+  close(err[1]);
+  fcntl(err[0], F_SETFL, fcntl(err[0], F_GETFL) | O_NONBLOCK);
+  pid_ = pid;
+  to_worker_ = in[1];
+  from_worker_ = out[0];
+  worker_err_ = err[0];
+  stderr_tail_.clear();
+  return true;
+}
+
+void IsolatedRunner::stop() {
+  if (pid_ > 0) {
+    kill(pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+  }
+  for (int* fd : {&to_worker_, &from_worker_, &worker_err_})
+    if (*fd >= 0) { close(*fd); *fd = -1; }
+  pid_ = -1;
+}
+
+RunResult IsolatedRunner::collect_death(RunResult r, bool timed_out) {
+  if (timed_out) kill(pid_, SIGKILL);
+  int status = 0;
+  waitpid(pid_, &status, 0);
+  pid_ = -1;
+  Reader drain{worker_err_, worker_err_, &stderr_tail_};
+  drain.drain_stderr();
+  std::string tail = stderr_tail_.size() > 1500 ? stderr_tail_.substr(stderr_tail_.size() - 1500) : stderr_tail_;
+  while (!tail.empty() && (tail.back() == '\n' || tail.back() == ' ')) tail.pop_back();
+  stop();
+  if (timed_out) {
+    r.status = Status::Timeout;
+    r.message = "no result within " + std::to_string((int)limits_.timeout_seconds) + " s (worker killed)";
+  } else if (WIFEXITED(status) && WEXITSTATUS(status) == rt::kOutOfBoundsExitCode) {
+    r.status = Status::OutOfBounds;
+    r.message = tail;
+  } else {
+    r.status = Status::Crash;
+    r.message = WIFSIGNALED(status) ? std::string("worker killed by signal ") + strsignal(WTERMSIG(status))
+                                    : "worker exited with code " + std::to_string(WEXITSTATUS(status));
+    if (!tail.empty()) r.message += ": " + tail;
+  }
+  return r;
+}
+
+RunResult IsolatedRunner::run(const RunRequest& request) {
+  const auto t0 = std::chrono::steady_clock::now();
+  RunResult result;
+  if (pid_ < 0) {
+    std::string error;
+    if (!start(error)) {
+      result.status = Status::Crash;
+      result.message = "cannot start a worker: " + error;
+      return result;
+    }
+  }
+  json req = {{"library", request.library.string()},
+              {"schedule", request.options.schedule == rt::Schedule::Reversed ? "reversed" : "in-order"},
+              {"serial_blocks", request.options.serial_blocks}};
+  json args = json::array();
+  for (const auto& a : request.args) {
+    json j = {{"kind", (int)a.kind}};
+    if (a.kind == ArgSpec::Kind::Tensor) j["tensor"] = a.tensor;
+    else if (a.kind == ArgSpec::Kind::Double) j["value"] = a.d;
+    else j["value"] = a.i;
+    args.push_back(j);
+  }
+  req["args"] = args;
+  stderr_tail_.clear();
+  if (!send_message(to_worker_, req, request.tensors)) {
+    result = collect_death(result, false);
+  } else {
+    Reader reader{from_worker_, worker_err_, &stderr_tail_,
+                  std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                         std::chrono::duration<double>(limits_.timeout_seconds))};
+    json resp;
+    std::vector<at::Tensor> outputs;
+    ReadResult r = reader.read_message(resp, outputs);
+    if (r == ReadResult::Ok) {
+      const std::string st = resp.value("status", "crash");
+      static const std::map<std::string, Status> names = {
+          {"ok", Status::Ok}, {"crash", Status::Crash}, {"barrier-divergence", Status::BarrierDivergence},
+          {"launch-error", Status::LaunchError}, {"exception", Status::Exception}};
+      auto it = names.find(st);
+      result.status = it == names.end() ? Status::Crash : it->second;
+      result.message = resp.value("message", "");
+      result.outputs = std::move(outputs);
+    } else {
+      result = collect_death(result, r == ReadResult::Timeout);
+    }
+  }
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return result;
+}
+
+}  // namespace kaudit::runtime

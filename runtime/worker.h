@@ -1,0 +1,81 @@
+// Isolated execution of untrusted kernels. Each kernel call runs in a worker process (the `kaudit
+// worker` subcommand) with a wall-clock and an address-space limit; a segfault, abort, infinite
+// loop or barrier deadlock ends as a status and the next call gets a fresh worker.
+//
+// Wire format on the worker's stdin/stdout: a message is a u64 length + JSON header, followed by
+// the raw bytes of each tensor the header lists ({"dtype": int ScalarType, "shape": [...]}) as
+// u64 length + bytes. Device printf output goes to the worker's stderr, never into the protocol.
+#pragma once
+#include <ATen/core/Tensor.h>
+#include <sys/types.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "runtime/cpu/emulator.h"
+
+namespace kaudit::runtime {
+
+enum class Status { Ok, Crash, Timeout, BarrierDivergence, LaunchError, OutOfBounds, Exception };
+const char* to_string(Status s);
+
+struct ArgSpec {
+  enum class Kind { Tensor = 0, Int = 1, Double = 2, Bool = 3 } kind = Kind::Int;
+  std::int64_t i = 0;
+  double d = 0;
+  std::size_t tensor = 0;  // index into RunRequest::tensors
+};
+
+struct RunRequest {
+  std::filesystem::path library;  // built by cpu::CpuCompiler
+  std::vector<at::Tensor> tensors;
+  std::vector<ArgSpec> args;
+  rt::RunOptions options;
+};
+
+struct RunResult {
+  Status status = Status::Crash;
+  std::string message;
+  std::vector<at::Tensor> outputs;
+  double seconds = 0;
+};
+
+struct WorkerLimits {
+  double timeout_seconds = 60;
+  std::uint64_t memory_bytes = std::uint64_t(8) << 30;
+  bool memcheck = false;  // guard pages around every tensor (out-of-bounds status)
+  int threads = 0;        // TBB threads in the worker; 0 = all cores
+};
+
+class IsolatedRunner {
+ public:
+  // worker_exe: a binary whose `worker` subcommand calls worker_main (normally kaudit itself).
+  IsolatedRunner(std::filesystem::path worker_exe, WorkerLimits limits);
+  ~IsolatedRunner();
+  IsolatedRunner(const IsolatedRunner&) = delete;
+  IsolatedRunner& operator=(const IsolatedRunner&) = delete;
+
+  RunResult run(const RunRequest& request);
+  const WorkerLimits& limits() const { return limits_; }
+
+ private:
+  bool start(std::string& error);
+  void stop();
+  RunResult collect_death(RunResult r, bool timed_out);
+
+  std::filesystem::path exe_;
+  WorkerLimits limits_;
+  pid_t pid_ = -1;
+  int to_worker_ = -1, from_worker_ = -1, worker_err_ = -1;
+  std::string stderr_tail_;
+};
+
+// Entry point of the worker process: serves requests on fds 0/1 until EOF.
+int worker_main(bool memcheck, int threads);
+
+// The path of the running executable (for spawning workers of the same binary).
+std::filesystem::path self_executable();
+
+}  // namespace kaudit::runtime

@@ -1,0 +1,151 @@
+// Untrusted kernels run in worker processes: every failure becomes a status, and the next kernel
+// still runs.
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+
+#include "tests/runtime/kernel_fixture.h"
+
+using kaudit::runtime::Status;
+using kaudit::test::build_and_run;
+
+namespace {
+
+const char* kGood = R"(
+#include <torch/extension.h>
+__global__ void twice(const float* x, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = 2.0f * x[i];
+}
+torch::Tensor run(torch::Tensor x) {
+  auto y = torch::empty_like(x);
+  twice<<<(x.numel() + 127) / 128, 128>>>(x.data_ptr<float>(), y.data_ptr<float>(), x.numel());
+  return y;
+}
+)";
+
+void expect_next_kernel_runs(const kaudit::runtime::WorkerLimits& limits = {}) {
+  auto x = at::arange(300, at::kFloat);
+  auto r = build_and_run(kGood, "run", {x}, limits);
+  ASSERT_EQ(r.result.status, Status::Ok) << r.build_error << r.result.message;
+  EXPECT_TRUE(at::equal(r.result.outputs[0], x * 2));
+}
+
+TEST(Isolation, SegfaultBecomesCrash) {
+  const char* src = R"(
+#include <torch/extension.h>
+__global__ void k(float* y) { float* p = nullptr; p[threadIdx.x + 12345] = y[0]; }
+torch::Tensor run(torch::Tensor y) { k<<<1, 32>>>(y.data_ptr<float>()); return y; }
+)";
+  auto r = build_and_run(src, "run", {at::zeros({4})});
+  ASSERT_EQ(r.build_error, "");
+  EXPECT_EQ(r.result.status, Status::Crash);
+  EXPECT_NE(r.result.message.find("Segmentation"), std::string::npos) << r.result.message;
+  expect_next_kernel_runs();
+}
+
+TEST(Isolation, InfiniteLoopBecomesTimeout) {
+  const char* src = R"(
+#include <torch/extension.h>
+__global__ void k(volatile float* y) { while (y[0] == 0.0f) {} }
+torch::Tensor run(torch::Tensor y) { k<<<1, 1>>>(y.data_ptr<float>()); return y; }
+)";
+  kaudit::runtime::WorkerLimits limits;
+  limits.timeout_seconds = 3;
+  auto r = build_and_run(src, "run", {at::zeros({4})}, limits);
+  ASSERT_EQ(r.build_error, "");
+  EXPECT_EQ(r.result.status, Status::Timeout) << r.result.message;
+  expect_next_kernel_runs(limits);
+}
+
+TEST(Isolation, BarrierDeadlockBecomesDivergence) {
+  // Warp 0 waits in a shuffle for lane 5, which waits at __syncthreads: nothing can progress.
+  const char* src = R"(
+#include <torch/extension.h>
+__global__ void k(float* y) {
+  if (threadIdx.x == 5) __syncthreads();
+  else y[threadIdx.x] = __shfl_sync(0xffffffff, 1.0f, 0);
+}
+torch::Tensor run(torch::Tensor y) { k<<<1, 32>>>(y.data_ptr<float>()); return y; }
+)";
+  auto r = build_and_run(src, "run", {at::zeros({32})});
+  ASSERT_EQ(r.build_error, "");
+  EXPECT_EQ(r.result.status, Status::BarrierDivergence) << r.result.message;
+  EXPECT_NE(r.result.message.find("deadlock"), std::string::npos) << r.result.message;
+  expect_next_kernel_runs();
+}
+
+TEST(Isolation, AbortBecomesCrashWithItsMessage) {
+  const char* src = R"(
+#include <torch/extension.h>
+__global__ void k(float* y) { if (threadIdx.x == 3) __trap(); y[threadIdx.x] = 0; }
+torch::Tensor run(torch::Tensor y) { k<<<1, 32>>>(y.data_ptr<float>()); return y; }
+)";
+  auto r = build_and_run(src, "run", {at::zeros({32})});
+  ASSERT_EQ(r.build_error, "");
+  EXPECT_EQ(r.result.status, Status::Crash);
+  EXPECT_NE(r.result.message.find("__trap"), std::string::npos) << r.result.message;
+  expect_next_kernel_runs();
+}
+
+TEST(Isolation, HostExceptionBecomesException) {
+  const char* src = R"(
+#include <torch/extension.h>
+torch::Tensor run(torch::Tensor y) {
+  TORCH_CHECK(y.dim() == 3, "expected a 3-d tensor, got ", y.dim(), " dims");
+  return y;
+}
+)";
+  auto r = build_and_run(src, "run", {at::zeros({32})});
+  ASSERT_EQ(r.build_error, "");
+  EXPECT_EQ(r.result.status, Status::Exception);
+  EXPECT_NE(r.result.message.find("expected a 3-d tensor, got 1 dims"), std::string::npos) << r.result.message;
+  expect_next_kernel_runs();
+}
+
+TEST(Isolation, MemoryCheckModeReportsOutOfBounds) {
+  // The classic dropped guard: 300 elements, 384 threads, no `if (i < n)`.
+  const char* src = R"(
+#include <torch/extension.h>
+__global__ void k(const float* x, float* y) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  y[i] = x[i] * 2.0f;
+}
+torch::Tensor run(torch::Tensor x) {
+  auto y = torch::empty_like(x);
+  k<<<(x.numel() + 127) / 128, 128>>>(x.data_ptr<float>(), y.data_ptr<float>());
+  return y;
+}
+)";
+  kaudit::runtime::WorkerLimits limits;
+  limits.memcheck = true;
+  auto r = build_and_run(src, "run", {at::ones({300})}, limits);
+  ASSERT_EQ(r.build_error, "");
+  EXPECT_EQ(r.result.status, Status::OutOfBounds) << r.result.message;
+  expect_next_kernel_runs(limits);
+}
+
+TEST(Isolation, MemoryLimitStopsARunawayAllocation) {
+  const char* src = R"(
+#include <torch/extension.h>
+torch::Tensor run(torch::Tensor y) {
+  auto big = torch::empty({int64_t(1) << 40}, y.options());
+  return big;
+}
+)";
+  kaudit::runtime::WorkerLimits limits;
+  limits.memory_bytes = std::uint64_t(4) << 30;
+  auto r = build_and_run(src, "run", {at::zeros({4})}, limits);
+  ASSERT_EQ(r.build_error, "");
+  EXPECT_NE(r.result.status, Status::Ok);
+  expect_next_kernel_runs(limits);
+}
+
+TEST(Isolation, CompileErrorNamesTheLine) {
+  const char* src = "#include <torch/extension.h>\n__global__ void k(float* y) {\n  y[0] = undefined_name;\n}\n"
+                    "torch::Tensor run(torch::Tensor y) { k<<<1,1>>>(y.data_ptr<float>()); return y; }\n";
+  auto r = build_and_run(src, "run", {at::zeros({4})});
+  EXPECT_NE(r.build_error.find("test_kernel.cu:3"), std::string::npos) << r.build_error;
+  EXPECT_NE(r.build_error.find("undefined_name"), std::string::npos) << r.build_error;
+}
+
+}  // namespace

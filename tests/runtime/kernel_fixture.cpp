@@ -1,0 +1,51 @@
+#include "tests/runtime/kernel_fixture.h"
+
+#include <map>
+#include <tuple>
+
+namespace kaudit::test {
+
+cpu::CpuCompiler& test_compiler() {
+  static cpu::CpuCompiler compiler(KAUDIT_TEST_CACHE);
+  return compiler;
+}
+
+runtime::IsolatedRunner& test_runner(const runtime::WorkerLimits& limits) {
+  static std::map<std::tuple<double, std::uint64_t, bool, int>, std::unique_ptr<runtime::IsolatedRunner>> runners;
+  auto key = std::make_tuple(limits.timeout_seconds, limits.memory_bytes, limits.memcheck, limits.threads);
+  auto& r = runners[key];
+  if (!r) r = std::make_unique<runtime::IsolatedRunner>(KAUDIT_EXE, limits);
+  return *r;
+}
+
+KernelRun build_and_run(const std::string& source, const std::string& entry, const std::vector<Arg>& args,
+                        const runtime::WorkerLimits& limits, rt::RunOptions options) {
+  KernelRun run;
+  cpu::CpuBuild b = test_compiler().build(source, "test_kernel.cu", entry);
+  if (!b.ok) {
+    run.build_error = b.diagnostics;
+    return run;
+  }
+  runtime::RunRequest req;
+  req.library = b.library;
+  req.options = options;
+  for (const auto& a : args) {
+    runtime::ArgSpec s;
+    if (a.is_tensor) {
+      s.kind = runtime::ArgSpec::Kind::Tensor;
+      s.tensor = req.tensors.size();
+      req.tensors.push_back(a.tensor);
+    } else if (a.is_double) {
+      s.kind = runtime::ArgSpec::Kind::Double;
+      s.d = a.d;
+    } else {
+      s.kind = runtime::ArgSpec::Kind::Int;
+      s.i = a.i;
+    }
+    req.args.push_back(s);
+  }
+  run.result = test_runner(limits).run(req);
+  return run;
+}
+
+}  // namespace kaudit::test

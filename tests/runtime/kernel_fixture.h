@@ -1,0 +1,39 @@
+// Test helper: build a CUDA source for the CPU backend and run its entry function in a worker.
+#pragma once
+#include <ATen/ATen.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/cpu/compile.h"
+#include "runtime/worker.h"
+
+namespace kaudit::test {
+
+struct KernelRun {
+  runtime::RunResult result;
+  std::string build_error;
+};
+
+// Argument for the entry function: a tensor or a scalar.
+struct Arg {
+  at::Tensor tensor;
+  bool is_tensor = false;
+  std::int64_t i = 0;
+  double d = 0;
+  bool is_double = false;
+  Arg(at::Tensor t) : tensor(std::move(t)), is_tensor(true) {}
+  Arg(int v) : i(v) {}
+  Arg(std::int64_t v) : i(v) {}
+  Arg(double v) : d(v), is_double(true) {}
+};
+
+cpu::CpuCompiler& test_compiler();
+// One runner per limits configuration, shared by the tests of a binary.
+runtime::IsolatedRunner& test_runner(const runtime::WorkerLimits& limits = {});
+
+KernelRun build_and_run(const std::string& source, const std::string& entry, const std::vector<Arg>& args,
+                        const runtime::WorkerLimits& limits = {}, rt::RunOptions options = {});
+
+}  // namespace kaudit::test

@@ -1,0 +1,61 @@
+// The textual lowering of CUDA launch syntax and dynamic shared memory.
+#include <gtest/gtest.h>
+
+#include "runtime/cpu/lower.h"
+
+using kaudit::cpu::lower_for_cpu;
+
+namespace {
+
+TEST(Lowering, RewritesLaunchesKeepingLineNumbers) {
+  const std::string src = "void f() {\n  k<<<grid,\n     block, 0, stream>>>(a,\n  b);\n  int x = 1;\n}\n";
+  auto out = lower_for_cpu(src, "k.cu", "");
+  ASSERT_TRUE(out.errors.empty());
+  EXPECT_EQ(out.launches, 1);
+  EXPECT_NE(out.text.find("::kaudit::launch_kernel(\"k\", [&](auto&&... kaudit_a) { k(kaudit_a...); }, "
+                          "::kaudit::LaunchConfig(grid,\n     block, 0, stream), a,\n  b)"),
+            std::string::npos)
+      << out.text;
+  // Everything after the #line directive keeps its line: `int x = 1;` is still on line 5.
+  const auto body = out.text.substr(out.text.find("#line 1"));
+  const auto pos = body.find("int x = 1;");
+  EXPECT_EQ(std::count(body.begin(), body.begin() + pos, '\n'), 5);
+}
+
+TEST(Lowering, HandlesTemplateAndQualifiedCallees) {
+  auto out = lower_for_cpu("void f(){ ns::kern<float, (4 > 2)><<<1, 32>>>(p); }", "k.cu", "");
+  ASSERT_TRUE(out.errors.empty());
+  EXPECT_NE(out.text.find("\"ns::kern<float, (4 > 2)>\""), std::string::npos) << out.text;
+  EXPECT_NE(out.text.find("{ ns::kern<float, (4 > 2)>(kaudit_a...); }"), std::string::npos) << out.text;
+}
+
+TEST(Lowering, IgnoresLaunchSyntaxInCommentsAndStrings) {
+  auto out = lower_for_cpu("// k<<<1,1>>>(x);\nconst char* s = \"k<<<1,1>>>(x)\";\n", "k.cu", "");
+  EXPECT_EQ(out.launches, 0);
+  EXPECT_FALSE(out.needs_fibers);
+}
+
+TEST(Lowering, DetectsBarriersAndWarpCollectives) {
+  EXPECT_TRUE(lower_for_cpu("void k(){ __syncthreads(); }", "k.cu", "").needs_fibers);
+  EXPECT_TRUE(lower_for_cpu("void k(){ x = __shfl_down_sync(m, v, 1); }", "k.cu", "").needs_fibers);
+  EXPECT_FALSE(lower_for_cpu("void k(){ /* __syncthreads(); */ }", "k.cu", "").needs_fibers);
+}
+
+TEST(Lowering, ExternSharedBecomesTheBlocksDynamicBuffer) {
+  auto in_kernel = lower_for_cpu("__global__ void k() {\n  extern __shared__ __align__(16) float smem[];\n}\n", "k.cu", "");
+  EXPECT_NE(in_kernel.text.find("float* const smem = reinterpret_cast<float*>(::kaudit::dynamic_shared_memory());"),
+            std::string::npos)
+      << in_kernel.text;
+  auto at_file_scope = lower_for_cpu("extern __shared__ unsigned char raw[];\n__global__ void k() {}\n", "k.cu", "");
+  EXPECT_NE(at_file_scope.text.find("#define raw (reinterpret_cast<unsigned char*>(::kaudit::dynamic_shared_memory()))"),
+            std::string::npos)
+      << at_file_scope.text;
+}
+
+TEST(Lowering, ReportsAnUnparsableLaunch) {
+  auto out = lower_for_cpu("void f() {\n  k<<<1, 2(x);\n}\n", "k.cu", "");
+  ASSERT_EQ(out.errors.size(), 1u);
+  EXPECT_EQ(out.errors[0].line, 2);
+}
+
+}  // namespace

@@ -1,0 +1,34 @@
+// kaudit: one binary, one subcommand per pipeline stage. This file only wires the modules.
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "tools/cli.h"
+
+namespace {
+void usage() {
+  std::puts(
+      "usage: kaudit <command> [options]\n\n"
+      "commands:\n"
+      "  verify [PATH] [--json]   run the verification gate over a corpus (default: the built-in one)\n"
+      "  worker                   (internal) serve isolated kernel runs on stdin/stdout\n\n"
+      "Run `kaudit <command> --help` for the options of a command.");
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
+    usage();
+    return argc < 2 ? 2 : 0;
+  }
+  const std::string cmd = argv[1];
+  std::vector<std::string> args(argv + 2, argv + argc);
+  if (cmd == "worker") return kaudit::cli::worker_command(args);
+#ifdef KAUDIT_HAVE_GATE
+  if (cmd == "verify") return kaudit::cli::verify_command(args);
+#endif
+  std::fprintf(stderr, "kaudit: unknown command '%s'\n", cmd.c_str());
+  usage();
+  return 2;
+}
