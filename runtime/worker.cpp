@@ -1,7 +1,6 @@
 #include "runtime/worker.h"
 
 #include <ATen/ATen.h>
-#include <dlfcn.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -18,7 +17,7 @@
 
 #include "kaudit_cpu/abi.h"
 #include "runtime/cpu/guarded_allocator.h"
-#include "runtime/cpu/tensor_facade.h"
+#include "runtime/kernel_library.h"
 
 namespace kaudit::runtime {
 using nlohmann::json;
@@ -135,61 +134,30 @@ struct Reader {
 };
 
 // ---- worker side --------------------------------------------------------------------------------
-using InvokeFn = int (*)(const void* args, std::size_t n, void* sink, void (*push)(void*, rt::TensorHandle*),
-                         char* err, std::size_t errlen);
-struct ArgValueAbi {  // must match kaudit::detail::ArgValue in the prelude
-  int kind;
-  std::int64_t i;
-  double d;
-  rt::TensorHandle* t;
-};
-
 json serve_one(const json& req, std::vector<at::Tensor>& tensors, std::vector<at::Tensor>& outputs,
-               std::map<std::string, InvokeFn>& libraries) {
+               std::map<std::string, std::unique_ptr<KernelLibrary>>& libraries) {
   const std::string lib = req.at("library").get<std::string>();
-  InvokeFn invoke = nullptr;
-  if (auto it = libraries.find(lib); it != libraries.end()) {
-    invoke = it->second;
-  } else {
-    void* h = dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!h) return {{"status", "exception"}, {"message", std::string("cannot load kernel library: ") + dlerror()}};
-    invoke = reinterpret_cast<InvokeFn>(dlsym(h, "kaudit_invoke"));
-    if (!invoke) return {{"status", "exception"}, {"message", "kernel library has no kaudit_invoke entry shim"}};
-    libraries[lib] = invoke;
-  }
+  auto& library = libraries[lib];
+  if (!library) library = std::make_unique<KernelLibrary>(lib);
   rt::RunOptions opts;
   opts.schedule = req.value("schedule", std::string("in-order")) == "reversed" ? rt::Schedule::Reversed : rt::Schedule::InOrder;
   opts.serial_blocks = req.value("serial_blocks", false);
-  std::vector<ArgValueAbi> args;
-  std::vector<rt::TensorHandle*> handles;
+  std::vector<EntryArg> args;
   for (const auto& a : req.at("args")) {
-    ArgValueAbi v{a.at("kind").get<int>(), 0, 0.0, nullptr};
-    if (v.kind == 0) {
-      handles.push_back(rt::wrap_tensor(tensors.at(a.at("tensor").get<std::size_t>())));
-      v.t = handles.back();
-    } else if (v.kind == 2) {
-      v.d = a.at("value").get<double>();
-    } else {
-      v.i = a.at("value").get<std::int64_t>();
-    }
-    args.push_back(v);
+    const int kind = a.at("kind").get<int>();
+    if (kind == (int)EntryArg::Kind::Tensor) args.push_back(EntryArg::of(tensors.at(a.at("tensor").get<std::size_t>())));
+    else if (kind == (int)EntryArg::Kind::Double) args.push_back(EntryArg::of_double(a.at("value").get<double>()));
+    else if (kind == (int)EntryArg::Kind::Bool) args.push_back(EntryArg::of_bool(a.at("value").get<std::int64_t>() != 0));
+    else args.push_back(EntryArg::of_int(a.at("value").get<std::int64_t>()));
   }
-  char err[4096] = {0};
-  rt::begin_run(opts);
-  const int rc = invoke(args.data(), args.size(), &outputs,
-                        [](void* sink, rt::TensorHandle* h) {
-                          static_cast<std::vector<at::Tensor>*>(sink)->push_back(rt::unwrap_tensor(h));
-                        },
-                        err, sizeof err);
-  const rt::Fault fault = rt::end_run();
-  for (auto* h : handles) rt::t_release(h);
+  EntryResult r = library->call(args, opts);
   json resp;
-  if (fault.kind == rt::FaultKind::LaunchError) resp = {{"status", "launch-error"}, {"message", fault.message}};
-  else if (fault.kind == rt::FaultKind::BarrierDivergence) resp = {{"status", "barrier-divergence"}, {"message", fault.message}};
-  else if (fault.kind == rt::FaultKind::DeviceException) resp = {{"status", "crash"}, {"message", fault.message}};
-  else if (rc != 0) resp = {{"status", "exception"}, {"message", std::string(err)}};
+  if (r.fault.kind == rt::FaultKind::LaunchError) resp = {{"status", "launch-error"}, {"message", r.fault.message}};
+  else if (r.fault.kind == rt::FaultKind::BarrierDivergence) resp = {{"status", "barrier-divergence"}, {"message", r.fault.message}};
+  else if (r.fault.kind == rt::FaultKind::DeviceException) resp = {{"status", "crash"}, {"message", r.fault.message}};
+  else if (r.threw) resp = {{"status", "exception"}, {"message", r.message}};
   else resp = {{"status", "ok"}, {"message", ""}};
-  if (resp["status"] != "ok") outputs.clear();
+  if (resp["status"] == "ok") outputs = std::move(r.outputs);
   return resp;
 }
 
@@ -203,7 +171,7 @@ int worker_main(bool memcheck, int threads) {
   if (memcheck) rt::install_guarded_allocator();
   std::unique_ptr<tbb::global_control> limit;
   if (threads > 0) limit = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism, threads);
-  std::map<std::string, InvokeFn> libraries;
+  std::map<std::string, std::unique_ptr<KernelLibrary>> libraries;
   Reader reader{0};
   for (;;) {
     json req;
@@ -316,16 +284,22 @@ RunResult IsolatedRunner::run(const RunRequest& request) {
               {"schedule", request.options.schedule == rt::Schedule::Reversed ? "reversed" : "in-order"},
               {"serial_blocks", request.options.serial_blocks}};
   json args = json::array();
+  std::vector<at::Tensor> tensors;
   for (const auto& a : request.args) {
     json j = {{"kind", (int)a.kind}};
-    if (a.kind == ArgSpec::Kind::Tensor) j["tensor"] = a.tensor;
-    else if (a.kind == ArgSpec::Kind::Double) j["value"] = a.d;
-    else j["value"] = a.i;
+    if (a.kind == EntryArg::Kind::Tensor) {
+      j["tensor"] = tensors.size();
+      tensors.push_back(a.tensor);
+    } else if (a.kind == EntryArg::Kind::Double) {
+      j["value"] = a.d;
+    } else {
+      j["value"] = a.i;
+    }
     args.push_back(j);
   }
   req["args"] = args;
   stderr_tail_.clear();
-  if (!send_message(to_worker_, req, request.tensors)) {
+  if (!send_message(to_worker_, req, tensors)) {
     result = collect_death(result, false);
   } else {
     Reader reader{from_worker_, worker_err_, &stderr_tail_,

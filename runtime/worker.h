@@ -15,23 +15,16 @@
 #include <vector>
 
 #include "runtime/cpu/emulator.h"
+#include "runtime/kernel_library.h"
 
 namespace kaudit::runtime {
 
 enum class Status { Ok, Crash, Timeout, BarrierDivergence, LaunchError, OutOfBounds, Exception };
 const char* to_string(Status s);
 
-struct ArgSpec {
-  enum class Kind { Tensor = 0, Int = 1, Double = 2, Bool = 3 } kind = Kind::Int;
-  std::int64_t i = 0;
-  double d = 0;
-  std::size_t tensor = 0;  // index into RunRequest::tensors
-};
-
 struct RunRequest {
   std::filesystem::path library;  // built by cpu::CpuCompiler
-  std::vector<at::Tensor> tensors;
-  std::vector<ArgSpec> args;
+  std::vector<EntryArg> args;     // the entry function's arguments, tensors included
   rt::RunOptions options;
 };
 

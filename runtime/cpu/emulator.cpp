@@ -26,7 +26,7 @@ extern "C" void* __tls_get_addr(void*);
 
 namespace kaudit::rt {
 
-thread_local ThreadCtx* tls_ctx __attribute__((tls_model("initial-exec"))) = nullptr;
+__thread ThreadCtx* tls_ctx __attribute__((tls_model("initial-exec"))) = nullptr;
 
 namespace {
 
@@ -70,13 +70,14 @@ struct TlsIndex {
 };
 
 ModuleTls find_module_tls(const void* anchor) {
+  // Keyed by the anchor (one per launch site): dladdr and the program-header walk run once.
   static std::mutex mu;
-  static std::map<std::string, ModuleTls> cache;
-  Dl_info info{};
-  if (!dladdr(anchor, &info) || !info.dli_fname) return {};
+  static std::map<const void*, ModuleTls> cache;
   std::lock_guard<std::mutex> lock(mu);
-  auto it = cache.find(info.dli_fname);
+  auto it = cache.find(anchor);
   if (it != cache.end()) return it->second;
+  Dl_info info{};
+  if (!dladdr(anchor, &info) || !info.dli_fname) return cache[anchor] = {};
   struct Search {
     const char* name;
     ModuleTls result;
@@ -90,8 +91,7 @@ ModuleTls find_module_tls(const void* anchor) {
         return 1;
       },
       &search);
-  cache[info.dli_fname] = search.result;
-  return search.result;
+  return cache[anchor] = search.result;
 }
 
 void poison_static_shared(const ModuleTls& m) {

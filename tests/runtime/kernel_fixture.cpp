@@ -30,19 +30,9 @@ KernelRun build_and_run(const std::string& source, const std::string& entry, con
   req.library = b.library;
   req.options = options;
   for (const auto& a : args) {
-    runtime::ArgSpec s;
-    if (a.is_tensor) {
-      s.kind = runtime::ArgSpec::Kind::Tensor;
-      s.tensor = req.tensors.size();
-      req.tensors.push_back(a.tensor);
-    } else if (a.is_double) {
-      s.kind = runtime::ArgSpec::Kind::Double;
-      s.d = a.d;
-    } else {
-      s.kind = runtime::ArgSpec::Kind::Int;
-      s.i = a.i;
-    }
-    req.args.push_back(s);
+    if (a.is_tensor) req.args.push_back(runtime::EntryArg::of(a.tensor));
+    else if (a.is_double) req.args.push_back(runtime::EntryArg::of_double(a.d));
+    else req.args.push_back(runtime::EntryArg::of_int(a.i));
   }
   run.result = test_runner(limits).run(req);
   return run;

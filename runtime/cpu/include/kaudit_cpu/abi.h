@@ -21,9 +21,10 @@ struct ThreadCtx {
   void* fiber_thread;           // scheduler record of this thread (fiber mode), else null
 };
 
-// Points at the context of the CUDA thread running on this OS thread. initial-exec: the runtime
+// Points at the context of the CUDA thread running on this OS thread. `__thread`, not
+// `thread_local`: no TLS wrapper call per access. initial-exec: the runtime
 // library is loaded at program start, so this is one %fs-relative load in kernel code.
-extern thread_local ThreadCtx* tls_ctx __attribute__((tls_model("initial-exec")));
+extern __thread ThreadCtx* tls_ctx __attribute__((tls_model("initial-exec")));
 
 struct LaunchSpec {
   unsigned int grid[3];

@@ -222,7 +222,7 @@ struct ArgValue {
   double d;
   rt::TensorHandle* t;
 };
-using PushOutput = void (*)(void* sink, rt::TensorHandle* borrowed);
+using PushOutput = void (*)(void* sink, void* borrowed_handle);
 
 [[noreturn]] inline void bad_arg(std::size_t index, const char* want) {
   throw c10::Error("argument " + std::to_string(index) + " of the entry function: expected " + want);
@@ -252,7 +252,7 @@ P convert_arg(const ArgValue& a, std::size_t index) {
     static_assert(sizeof(T) == 0, "entry function parameter type not supported by the CPU backend");
   }
 }
-inline void push_outputs(const at::Tensor& t, void* sink, PushOutput push) { push(sink, t.handle()); }
+inline void push_outputs(const at::Tensor& t, void* sink, PushOutput push) { push(sink, t.handle()); }  // borrowed
 inline void push_outputs(const std::vector<at::Tensor>& v, void* sink, PushOutput push) {
   for (const auto& t : v) push(sink, t.handle());
 }

@@ -1,0 +1,55 @@
+#include "runtime/kernel_library.h"
+
+#include <dlfcn.h>
+
+#include <stdexcept>
+
+#include "kaudit_cpu/abi.h"
+#include "runtime/cpu/tensor_facade.h"
+
+namespace kaudit::runtime {
+namespace {
+struct ArgValueAbi {  // layout of kaudit::detail::ArgValue (prelude.h)
+  int kind;
+  std::int64_t i;
+  double d;
+  rt::TensorHandle* t;
+};
+}  // namespace
+
+KernelLibrary::KernelLibrary(const std::filesystem::path& path) {
+  // RTLD_LOCAL: several kernel libraries share a process without seeing each other's symbols.
+  void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!h) throw std::runtime_error(std::string("cannot load kernel library: ") + dlerror());
+  invoke_ = reinterpret_cast<InvokeFn>(dlsym(h, "kaudit_invoke"));
+  if (!invoke_) throw std::runtime_error("kernel library " + path.string() + " has no kaudit_invoke entry shim");
+}
+
+EntryResult KernelLibrary::call(const std::vector<EntryArg>& args, const rt::RunOptions& options) const {
+  std::vector<ArgValueAbi> abi;
+  std::vector<rt::TensorHandle*> handles;
+  for (const auto& a : args) {
+    ArgValueAbi v{(int)a.kind, a.i, a.d, nullptr};
+    if (a.kind == EntryArg::Kind::Tensor) {
+      handles.push_back(rt::wrap_tensor(a.tensor));
+      v.t = handles.back();
+    }
+    abi.push_back(v);
+  }
+  EntryResult r;
+  char err[4096] = {0};
+  rt::begin_run(options);
+  const int rc = invoke_(abi.data(), abi.size(), &r.outputs,
+                         [](void* sink, void* h) {
+                           static_cast<std::vector<at::Tensor>*>(sink)->push_back(
+                               rt::unwrap_tensor(static_cast<rt::TensorHandle*>(h)));
+                         },
+                         err, sizeof err);
+  r.fault = rt::end_run();
+  for (auto* h : handles) rt::t_release(h);
+  r.threw = rc != 0;
+  r.message = err;
+  return r;
+}
+
+}  // namespace kaudit::runtime

@@ -1,0 +1,406 @@
+// Tests of the corpus loader: the happy path on tests/fixtures/corpus_good, and on
+// tests/fixtures/corpus_bad that every kind of bad input gives a diagnostic with the right file
+// and line while the good entries still load.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+
+#include "corpus/corpus.h"
+#include "corpus/json_locator.h"
+
+namespace fs = std::filesystem;
+using namespace kaudit::corpus;
+
+namespace {
+
+const fs::path kFixtures = KAUDIT_FIXTURES_DIR;
+
+// The diagnostics whose file ends with `suffix` (a path relative to the corpus root).
+std::vector<Diagnostic> diags_for(const LoadResult& r, const std::string& suffix) {
+  std::vector<Diagnostic> out;
+  for (const auto& d : r.diagnostics) {
+    std::string f = d.file.generic_string();
+    if (f.size() >= suffix.size() && f.compare(f.size() - suffix.size(), suffix.size(), suffix) == 0)
+      out.push_back(d);
+  }
+  return out;
+}
+
+std::string dump(const LoadResult& r) {
+  std::string s;
+  for (const auto& d : r.diagnostics) s += d.to_string() + "\n";
+  return s;
+}
+
+class GoodCorpus : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { result_ = new LoadResult(load_corpus(kFixtures / "corpus_good")); }
+  static void TearDownTestSuite() { delete result_; }
+  static LoadResult* result_;
+  const Corpus& corpus() const { return result_->corpus; }
+};
+LoadResult* GoodCorpus::result_ = nullptr;
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Happy path
+
+TEST_F(GoodCorpus, LoadsWithoutDiagnostics) {
+  EXPECT_TRUE(result_->ok()) << dump(*result_);
+  ASSERT_EQ(corpus().tasks.size(), 3u);
+  EXPECT_EQ(corpus().tasks[0].name, "linear_relu");  // sorted by name
+  EXPECT_EQ(corpus().tasks[1].name, "mixed");
+  EXPECT_EQ(corpus().tasks[2].name, "relu");
+  ASSERT_EQ(corpus().kernels.size(), 2u);
+  EXPECT_EQ(corpus().kernels[0].id(), "linear_relu/lin_naive");
+  EXPECT_EQ(corpus().kernels[1].id(), "relu/relu_simple");
+}
+
+TEST_F(GoodCorpus, TaskFields) {
+  const Task* t = corpus().find_task("linear_relu");
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(t->description, "relu(Linear(D_in, D_out)(x))");
+  EXPECT_EQ(t->problem_py, kFixtures / "corpus_good/tasks/linear_relu/problem.py");
+  EXPECT_EQ(t->task_json, kFixtures / "corpus_good/tasks/linear_relu/task.json");
+  ASSERT_EQ(t->inputs.size(), 1u);
+  const InputSpec& x = t->inputs[0];
+  EXPECT_EQ(x.name, "x");
+  EXPECT_EQ(x.dtype, "float32");
+  EXPECT_EQ(x.domain, Domain::Real);  // the default
+  ASSERT_EQ(x.shape.size(), 2u);
+  EXPECT_EQ(std::get<std::string>(x.shape[0]), "B");
+  EXPECT_EQ(std::get<std::string>(x.shape[1]), "D_in");
+  ASSERT_EQ(t->init_inputs.size(), 2u);
+  EXPECT_EQ(std::get<std::string>(t->init_inputs[0]), "D_in");
+  ASSERT_EQ(t->dims.size(), 3u);
+  EXPECT_EQ(t->dims.at("D_in").max, 8192);
+  EXPECT_EQ(t->dims.at("D_out").min, 2);
+  EXPECT_EQ(t->dims.at("D_out").multiple_of, 2);
+  EXPECT_FALSE(t->dims.at("B").max.has_value());
+  EXPECT_EQ(t->presets.at("small"), (Assignment{{"B", 5}, {"D_in", 16}, {"D_out", 12}}));
+  ASSERT_EQ(t->odd_shapes.size(), 2u);
+  EXPECT_EQ(t->odd_shapes[1].at("D_in"), 33);
+  ASSERT_TRUE(t->tolerance.has_value());
+  EXPECT_DOUBLE_EQ(t->tolerance->rtol, 2e-4);
+  EXPECT_DOUBLE_EQ(t->tolerance->atol, 2e-5);
+  EXPECT_NE(t->notes.find("summation order"), std::string::npos);
+  EXPECT_EQ(t->find_input("x"), &t->inputs[0]);
+  EXPECT_EQ(t->find_input("nope"), nullptr);
+}
+
+TEST_F(GoodCorpus, DomainsAndLiterals) {
+  const Task* t = corpus().find_task("mixed");
+  ASSERT_NE(t, nullptr);
+  ASSERT_EQ(t->inputs.size(), 4u);
+  EXPECT_EQ(t->inputs[0].domain, Domain::Positive);
+  EXPECT_EQ(t->inputs[1].domain, Domain::Probability);
+  EXPECT_EQ(t->inputs[2].domain, Domain::Index);
+  EXPECT_EQ(t->inputs[2].index_dim, "D");
+  EXPECT_EQ(t->inputs[2].dtype, "int64");
+  EXPECT_EQ(t->inputs[3].dtype, "float16");
+  EXPECT_EQ(std::get<int64_t>(t->inputs[3].shape[0]), 2);  // integer literal in a shape
+  ASSERT_EQ(t->init_inputs.size(), 3u);
+  EXPECT_DOUBLE_EQ(std::get<double>(t->init_inputs[0]), 1e-5);  // real literal
+  EXPECT_EQ(std::get<int64_t>(t->init_inputs[1]), 3);           // integer literal
+  EXPECT_EQ(std::get<std::string>(t->init_inputs[2]), "D");     // dim
+  EXPECT_FALSE(t->tolerance.has_value());
+}
+
+TEST_F(GoodCorpus, KernelFields) {
+  const Kernel* k = corpus().find_kernel("linear_relu", "lin_naive");
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(corpus().find_kernel("linear_relu/lin_naive"), k);
+  EXPECT_EQ(k->entry, "linear_relu_forward");
+  EXPECT_EQ(k->cu_path, kFixtures / "corpus_good/kernels/linear_relu/lin_naive.cu");
+  EXPECT_EQ(k->json_path, kFixtures / "corpus_good/kernels/linear_relu/lin_naive.json");
+  EXPECT_NE(k->source.find("__global__ void lin_kernel"), std::string::npos);
+  ASSERT_EQ(k->args.size(), 7u);
+  EXPECT_EQ(std::get<InputRef>(k->args[0]), InputRef{"x"});
+  EXPECT_EQ(std::get<ParamRef>(k->args[1]), ParamRef{"linear.weight"});
+  EXPECT_EQ(std::get<ParamRef>(k->args[2]), ParamRef{"linear.bias"});
+  EXPECT_EQ(std::get<DimRef>(k->args[3]), DimRef{"B"});
+  EXPECT_DOUBLE_EQ(std::get<double>(k->args[4]), 1e-5);
+  EXPECT_EQ(std::get<bool>(k->args[5]), true);
+  EXPECT_EQ(std::get<int64_t>(k->args[6]), 3);
+  EXPECT_EQ(k->provenance.at("author"), "kaudit tests");
+  EXPECT_EQ(corpus().kernels_of("relu").size(), 1u);
+  EXPECT_TRUE(corpus().kernels_of("mixed").empty());
+  EXPECT_EQ(corpus().find_kernel("relu/none"), nullptr);
+  EXPECT_EQ(corpus().find_kernel("no-slash"), nullptr);
+  EXPECT_EQ(corpus().find_task("none"), nullptr);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shapes
+
+TEST_F(GoodCorpus, ResolveShapeOfInitValues) {
+  const Task& t = *corpus().find_task("linear_relu");
+  Assignment small = resolve(t, "small");
+  EXPECT_EQ(small, (Assignment{{"B", 5}, {"D_in", 16}, {"D_out", 12}}));
+  EXPECT_EQ(shape_of(t.inputs[0], small), (std::vector<int64_t>{5, 16}));
+  EXPECT_EQ(init_values(t, small), (std::vector<double>{16, 12}));
+
+  Assignment explicit_shape = resolve(t, Assignment{{"B", 3}, {"D_in", 7}, {"D_out", 4}});
+  EXPECT_EQ(shape_of(t.inputs[0], explicit_shape), (std::vector<int64_t>{3, 7}));
+
+  const Task& m = *corpus().find_task("mixed");
+  Assignment ms = resolve(m, "small");
+  EXPECT_EQ(shape_of(m.inputs[3], ms), (std::vector<int64_t>{2, 131072}));
+  EXPECT_EQ(init_values(m, ms), (std::vector<double>{1e-5, 3, 10}));
+}
+
+TEST_F(GoodCorpus, ResolveRejectsBadAssignments) {
+  const Task& t = *corpus().find_task("linear_relu");
+  EXPECT_THROW(resolve(t, std::string("huge")), std::invalid_argument);
+  // missing dim
+  EXPECT_THROW(resolve(t, Assignment{{"B", 3}, {"D_in", 7}}), std::invalid_argument);
+  // unknown dim
+  EXPECT_THROW(resolve(t, Assignment{{"B", 3}, {"D_in", 7}, {"D_out", 4}, {"Z", 1}}),
+               std::invalid_argument);
+  // below min, above max, not a multiple
+  EXPECT_THROW(resolve(t, Assignment{{"B", 0}, {"D_in", 7}, {"D_out", 4}}), std::invalid_argument);
+  EXPECT_THROW(resolve(t, Assignment{{"B", 1}, {"D_in", 9000}, {"D_out", 4}}),
+               std::invalid_argument);
+  try {
+    resolve(t, Assignment{{"B", 1}, {"D_in", 7}, {"D_out", 5}});
+    FAIL() << "no exception";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("not a multiple of 2"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(shape_of(t.inputs[0], Assignment{{"B", 1}}), std::invalid_argument);
+  EXPECT_THROW(init_values(t, Assignment{{"B", 1}}), std::invalid_argument);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bad corpus: one diagnostic per bad file, good entries still load
+
+class BadCorpus : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { result_ = new LoadResult(load_corpus(kFixtures / "corpus_bad")); }
+  static void TearDownTestSuite() { delete result_; }
+  static LoadResult* result_;
+
+  // Exactly one diagnostic for `file`, at `line`, whose message contains `text`.
+  static void expect_one(const std::string& file, int line, const std::string& text,
+                         const std::string& fix_text = "") {
+    auto ds = diags_for(*result_, file);
+    ASSERT_EQ(ds.size(), 1u) << file << "\n" << dump(*result_);
+    EXPECT_EQ(ds[0].line, line) << ds[0].to_string();
+    EXPECT_NE(ds[0].message.find(text), std::string::npos) << ds[0].to_string();
+    if (!fix_text.empty()) {
+      EXPECT_NE(ds[0].fix.find(fix_text), std::string::npos) << ds[0].to_string();
+    }
+  }
+};
+LoadResult* BadCorpus::result_ = nullptr;
+
+TEST_F(BadCorpus, GoodEntriesStillLoad) {
+  EXPECT_FALSE(result_->ok());
+  ASSERT_EQ(result_->corpus.tasks.size(), 1u) << dump(*result_);
+  EXPECT_EQ(result_->corpus.tasks[0].name, "good");
+  ASSERT_EQ(result_->corpus.kernels.size(), 1u) << dump(*result_);
+  EXPECT_EQ(result_->corpus.kernels[0].id(), "good/ok");
+  EXPECT_TRUE(diags_for(*result_, "tasks/good/task.json").empty());
+  EXPECT_TRUE(diags_for(*result_, "kernels/good/ok.json").empty());
+}
+
+TEST_F(BadCorpus, MalformedJsonGivesParserPosition) {
+  // trailing comma on line 4: the parser gives up at the ']' on line 5, column 3
+  auto ds = diags_for(*result_, "tasks/bad_json/task.json");
+  ASSERT_EQ(ds.size(), 1u) << dump(*result_);
+  EXPECT_EQ(ds[0].line, 5);
+  EXPECT_EQ(ds[0].column, 3);
+  EXPECT_NE(ds[0].message.find("invalid JSON"), std::string::npos);
+  EXPECT_EQ(ds[0].message.find("[json.exception"), std::string::npos) << "prefix not stripped";
+  EXPECT_NE(ds[0].fix.find("trailing comma"), std::string::npos);
+}
+
+TEST_F(BadCorpus, UnknownFieldNamesKnownOnes) {
+  expect_one("tasks/unknown_field/task.json", 8, "unknown field 'note'", "did you mean 'notes'");
+  auto ds = diags_for(*result_, "tasks/unknown_field/task.json");
+  ASSERT_FALSE(ds.empty());
+  EXPECT_EQ(ds[0].column, 3);
+  EXPECT_NE(ds[0].fix.find("odd_shapes"), std::string::npos);  // the list of known fields
+}
+
+TEST_F(BadCorpus, UnknownDimInShape) {
+  expect_one("tasks/unknown_dim/task.json", 5, "unknown dim 'Q'", "add \"Q\" to \"dims\"");
+  auto ds = diags_for(*result_, "tasks/unknown_dim/task.json");
+  ASSERT_FALSE(ds.empty());
+  // column of the offending value "Q" on `    {"name": "y", "dtype": "float32", "shape": ["B", "Q"]}`
+  EXPECT_EQ(ds[0].column, 54);
+}
+
+TEST_F(BadCorpus, PresetsAndOddShapesAreChecked) {
+  auto ds = diags_for(*result_, "tasks/bad_preset/task.json");
+  ASSERT_EQ(ds.size(), 2u) << dump(*result_);
+  EXPECT_EQ(ds[0].line, 6);
+  EXPECT_NE(ds[0].message.find("preset 'small' does not assign D"), std::string::npos)
+      << ds[0].to_string();
+  EXPECT_EQ(ds[1].line, 9);
+  EXPECT_NE(ds[1].message.find("B = 1 is below its min 2"), std::string::npos)
+      << ds[1].to_string();
+}
+
+TEST_F(BadCorpus, WrongType) {
+  expect_one("tasks/wrong_type/task.json", 4, "\"min\" of dim 'N' must be an integer, not a string");
+}
+
+TEST_F(BadCorpus, SmallPresetRequired) {
+  expect_one("tasks/no_small/task.json", 5, "no \"small\" preset");
+}
+
+TEST_F(BadCorpus, DtypesAndDomains) {
+  auto ds = diags_for(*result_, "tasks/bad_dtype/task.json");
+  ASSERT_EQ(ds.size(), 2u) << dump(*result_);
+  EXPECT_EQ(ds[0].line, 4);
+  EXPECT_NE(ds[0].message.find("int64 input needs domain"), std::string::npos);
+  EXPECT_EQ(ds[1].line, 5);
+  EXPECT_NE(ds[1].message.find("unknown dtype 'float64'"), std::string::npos);
+}
+
+TEST_F(BadCorpus, MissingProblemPy) {
+  expect_one("tasks/no_problem/problem.py", 0, "missing problem.py");
+}
+
+TEST_F(BadCorpus, KernelUnknownInput) {
+  expect_one("kernels/good/unknown_input.json", 5, "unknown input 'y'", "has inputs: x");
+}
+
+TEST_F(BadCorpus, KernelMissingEntry) {
+  expect_one("kernels/good/missing_entry.json", 1, "has no \"entry\"");
+}
+
+TEST_F(BadCorpus, KernelEntryNotInSource) {
+  expect_one("kernels/good/wrong_entry.json", 2, "entry function 'relu_fwd' not found");
+}
+
+TEST_F(BadCorpus, KernelUnknownDimArg) {
+  expect_one("kernels/good/bad_dim_arg.json", 3, "unknown dim 'Z'");
+}
+
+TEST_F(BadCorpus, KernelArgsWrongType) {
+  expect_one("kernels/good/args_not_array.json", 3, "\"args\" must be an array");
+}
+
+TEST_F(BadCorpus, KernelMalformedJson) {
+  expect_one("kernels/good/bad_json.json", 2, "invalid JSON");
+}
+
+TEST_F(BadCorpus, KernelFilePairing) {
+  expect_one("kernels/good/no_source.json", 0, "no no_source.cu next to it");
+  expect_one("kernels/good/orphan.cu", 0, "kernel source without a binding");
+}
+
+TEST_F(BadCorpus, KernelOfFailedTaskIsSkippedWithDiagnostic) {
+  expect_one("kernels/unknown_dim/k.json", 0, "its task 'unknown_dim' failed to load");
+  expect_one("kernels/no_such_task/k.json", 0, "unknown task 'no_such_task'");
+}
+
+TEST_F(BadCorpus, DiagnosticsAreDeterministic) {
+  LoadResult again = load_corpus(kFixtures / "corpus_bad");
+  EXPECT_EQ(dump(again), dump(*result_));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pieces
+
+TEST(CorpusLoader, MissingRoot) {
+  LoadResult r = load_corpus(kFixtures / "does_not_exist");
+  ASSERT_EQ(r.diagnostics.size(), 1u);
+  EXPECT_NE(r.diagnostics[0].message.find("not a directory"), std::string::npos);
+  EXPECT_TRUE(r.corpus.tasks.empty());
+}
+
+TEST(CorpusLoader, DiagnosticToString) {
+  Diagnostic d{"a/task.json", 3, 7, "unknown field 'x'", "remove it"};
+  EXPECT_EQ(d.to_string(), "a/task.json:3:7: error: unknown field 'x'\n  fix: remove it");
+  Diagnostic whole{"a/problem.py", 0, 0, "missing problem.py", ""};
+  EXPECT_EQ(whole.to_string(), "a/problem.py: error: missing problem.py");
+}
+
+TEST(CorpusLoader, LineColumn) {
+  std::string t = "ab\ncd\n\nx";
+  EXPECT_EQ(line_column(t, 0), std::make_pair(1, 1));
+  EXPECT_EQ(line_column(t, 1), std::make_pair(1, 2));
+  EXPECT_EQ(line_column(t, 3), std::make_pair(2, 1));
+  EXPECT_EQ(line_column(t, 7), std::make_pair(4, 1));
+  EXPECT_EQ(line_column(t, 100), std::make_pair(4, 2));  // clamped to the end
+}
+
+TEST(CorpusLoader, JsonLocatorFindsKeysAndValues) {
+  std::string t = "{\n  \"a\": [1,\n    {\"b/c\": \"x\"}],\n  \"d\": {\"e\": null}\n}";
+  kaudit::corpus::detail::JsonLocator loc(t);
+  EXPECT_EQ(line_column(t, loc.key_offset("/a")), std::make_pair(2, 3));
+  EXPECT_EQ(line_column(t, loc.value_offset("/a/0")), std::make_pair(2, 9));
+  EXPECT_EQ(line_column(t, loc.key_offset("/a/1/b~1c")), std::make_pair(3, 6));
+  EXPECT_EQ(line_column(t, loc.value_offset("/a/1/b~1c")), std::make_pair(3, 13));
+  EXPECT_EQ(line_column(t, loc.key_offset("/d/e")), std::make_pair(4, 9));
+  // unknown pointers fall back to the closest ancestor's key
+  EXPECT_EQ(line_column(t, loc.key_offset("/d/zz")), std::make_pair(4, 3));
+  EXPECT_EQ(loc.key_offset("/nothing"), 0u);
+  EXPECT_EQ(kaudit::corpus::detail::JsonLocator::child("/x", "a/b~c"), "/x/a~1b~0c");
+}
+
+// A task.json written inline, for error kinds not worth a fixture directory each.
+TEST(CorpusLoader, SingleTaskErrors) {
+  fs::path dir = fs::temp_directory_path() / ("kaudit_corpus_test_" + std::to_string(::getpid()));
+  fs::create_directories(dir / "t");
+  std::ofstream(dir / "t/problem.py") << "# empty\n";
+  auto try_json = [&](const std::string& text) {
+    std::ofstream(dir / "t/task.json", std::ios::trunc) << text;
+    std::vector<Diagnostic> diags;
+    auto t = load_task(dir / "t", diags);
+    EXPECT_EQ(t.has_value(), diags.empty());
+    return diags;
+  };
+  const std::string tail =
+      "  \"presets\": {\"small\": {\"N\": 10}},\n"
+      "  \"odd_shapes\": [{\"N\": 7}, {\"N\": 33}]\n}\n";
+  // valid baseline
+  EXPECT_TRUE(try_json("{\n  \"inputs\": [{\"name\": \"x\", \"dtype\": \"float32\", \"shape\": "
+                       "[\"N\"]}],\n  \"dims\": {\"N\": {\"min\": 1}},\n" + tail)
+                  .empty());
+  // name differs from the directory
+  auto d1 = try_json("{\n  \"name\": \"other\",\n  \"inputs\": [{\"name\": \"x\", \"dtype\": "
+                     "\"float32\", \"shape\": [\"N\"]}],\n  \"dims\": {\"N\": {\"min\": 1}},\n" +
+                     tail);
+  ASSERT_EQ(d1.size(), 1u);
+  EXPECT_EQ(d1[0].line, 2);
+  // unknown domain + unknown index dim
+  auto d2 = try_json("{\n  \"inputs\": [{\"name\": \"x\", \"dtype\": \"float32\", \"shape\": "
+                     "[\"N\"], \"domain\": \"positve\"},\n   {\"name\": \"i\", \"dtype\": "
+                     "\"int64\", \"shape\": [\"N\"], \"domain\": \"index:K\"}],\n  \"dims\": "
+                     "{\"N\": {\"min\": 1}},\n" + tail);
+  ASSERT_EQ(d2.size(), 2u);
+  EXPECT_NE(d2[0].message.find("unknown domain 'positve'"), std::string::npos);
+  EXPECT_EQ(d2[0].line, 2);
+  EXPECT_NE(d2[1].message.find("unknown dim 'K'"), std::string::npos);
+  EXPECT_EQ(d2[1].line, 3);
+  // duplicate input, unknown init dim, only one odd shape, max below min
+  auto d3 = try_json(
+      "{\n  \"inputs\": [{\"name\": \"x\", \"dtype\": \"float32\", \"shape\": [\"N\"]},\n"
+      "             {\"name\": \"x\", \"dtype\": \"float32\", \"shape\": [\"N\"]}],\n"
+      "  \"init_inputs\": [\"M\"],\n"
+      "  \"dims\": {\"N\": {\"min\": 4, \"max\": 2}},\n"
+      "  \"presets\": {\"small\": {\"N\": 10}},\n"
+      "  \"odd_shapes\": [{\"N\": 7}]\n}\n");
+  ASSERT_EQ(d3.size(), 4u);
+  std::vector<int> lines;
+  for (const auto& d : d3) lines.push_back(d.line);
+  std::sort(lines.begin(), lines.end());
+  EXPECT_EQ(lines, (std::vector<int>{3, 4, 5, 7}));
+  // not an object
+  auto d4 = try_json("[1, 2]");
+  ASSERT_EQ(d4.size(), 1u);
+  EXPECT_NE(d4[0].message.find("must hold an object"), std::string::npos);
+  // empty file
+  auto d5 = try_json("");
+  ASSERT_EQ(d5.size(), 1u);
+  EXPECT_NE(d5[0].message.find("invalid JSON"), std::string::npos);
+  EXPECT_EQ(d5[0].line, 1);
+  fs::remove_all(dir);
+}

@@ -1,0 +1,249 @@
+// Comparators: compare_allclose must give torch.allclose's verdict (checked against at::allclose
+// itself on hand-picked edge cases and on random near-miss cases); compare_gate implements the
+// verification gate's magnitude-scaled check.
+#include <gtest/gtest.h>
+
+#include <ATen/ATen.h>
+
+#include <limits>
+
+#include "oracle/compare.h"
+#include "oracle/recipes.h"
+
+using namespace kaudit;
+using oracle::compare_allclose;
+using oracle::compare_gate;
+
+namespace {
+
+constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+at::Tensor f32(std::vector<double> v, std::vector<int64_t> shape = {}) {
+  if (shape.empty()) shape = {static_cast<int64_t>(v.size())};
+  return at::tensor(v, at::kDouble).reshape(shape).to(at::kFloat);
+}
+at::Tensor f64(std::vector<double> v) { return at::tensor(v, at::kDouble); }
+
+// torch's own verdict, or nullopt when torch raises (shape or dtype mismatch).
+std::optional<bool> torch_allclose(const at::Tensor& a, const at::Tensor& b, double rtol,
+                                   double atol, bool equal_nan) {
+  try {
+    return at::allclose(a, b, rtol, atol, equal_nan);
+  } catch (const c10::Error&) {
+    return std::nullopt;
+  }
+}
+
+struct Case {
+  const char* what;
+  at::Tensor out, ref;
+  double rtol, atol;
+  bool equal_nan;
+};
+
+}  // namespace
+
+TEST(CompareAllclose, AgreesWithTorchOnHandPickedCases) {
+  std::vector<Case> cases = {
+      {"equal", f32({1, 2, 3}), f32({1, 2, 3}), 1e-5, 1e-8, false},
+      {"within atol", f32({1e-5}), f32({0}), 0, 1e-4, false},
+      {"outside atol", f32({2e-4}), f32({0}), 0, 1e-4, false},
+      {"rtol relative to ref: passes", f32({10}), f32({11}), 0.095, 0, false},
+      {"rtol relative to ref: fails swapped", f32({11}), f32({10}), 0.095, 0, false},
+      {"nan vs nan", f32({kNan}), f32({kNan}), 1e-2, 1e-2, false},
+      {"nan vs nan equal_nan", f32({kNan}), f32({kNan}), 1e-2, 1e-2, true},
+      {"nan vs number equal_nan", f32({kNan}), f32({1}), 1e-2, 1e-2, true},
+      {"number vs nan", f32({1}), f32({kNan}), 1e-2, 1e9, false},
+      {"inf vs inf", f32({kInf}), f32({kInf}), 0, 0, false},
+      {"-inf vs -inf", f32({-kInf}), f32({-kInf}), 1e-2, 1e-2, false},
+      {"inf vs -inf", f32({kInf}), f32({-kInf}), 1e-2, 1e-2, false},
+      {"inf vs big finite, huge atol", f32({kInf}), f32({3e38}), 1e-2, 1e30, false},
+      {"finite vs inf", f32({3e38}), f32({kInf}), 1e-2, 1e-2, false},
+      {"broadcast row", f32({1, 2, 3, 4, 1, 2, 3, 4}, {2, 4}), f32({1, 2, 3, 4}), 0, 0, false},
+      {"broadcast scalar ref", f32({5, 5, 5}), f32({5}, {1}), 0, 0, false},
+      {"broadcast out", f32({5}, {1}), f32({5, 5, 6}), 0, 0.5, false},
+      {"broadcast fails", f32({1, 2, 3, 4, 5, 6}, {2, 3}), f32({1, 2}), 0, 0, false},
+      {"shape mismatch", f32({1, 2, 3}), f32({1, 2}), 0, 0, false},
+      {"dtype mismatch", f32({1}), f64({1}), 0, 0, false},
+      {"int64 equal", at::tensor({1, 2, 3}, at::kLong), at::tensor({1, 2, 3}, at::kLong), 0, 0,
+       false},
+      {"int64 within atol", at::tensor({1, 2, 4}, at::kLong), at::tensor({1, 2, 3}, at::kLong), 0,
+       1, false},
+      {"int64 outside", at::tensor({1, 2, 5}, at::kLong), at::tensor({1, 2, 3}, at::kLong), 0, 1,
+       false},
+      {"empty", f32({}), f32({}), 0, 0, false},
+      {"0-dim", at::scalar_tensor(1.0, at::kFloat), at::scalar_tensor(1.0001, at::kFloat), 1e-3,
+       0, false},
+      {"half", f32({1, 2}).to(at::kHalf), f32({1, 2.001}).to(at::kHalf), 1e-3, 1e-3, false},
+      {"zero tolerances, tiny diff", f32({1}), f32({1.0000001}), 0, 0, false},
+  };
+  for (const auto& c : cases) {
+    auto mine = compare_allclose(c.out, c.ref, c.rtol, c.atol, c.equal_nan);
+    auto theirs = torch_allclose(c.out, c.ref, c.rtol, c.atol, c.equal_nan);
+    EXPECT_EQ(mine.ok, theirs.value_or(false)) << c.what << ": " << mine.to_string();
+    if (!theirs) {
+      EXPECT_FALSE(mine.reason.empty()) << c.what;
+    }
+  }
+}
+
+TEST(CompareAllclose, AgreesWithTorchOnRandomNearMisses) {
+  // Outputs = ref * (1 + e) + d with e, d around the tolerances, plus a few NaN/inf: thousands of
+  // verdicts, none of them may differ from torch's.
+  int disagreements = 0, passes = 0;
+  for (uint64_t seed = 0; seed < 300; ++seed) {
+    at::Tensor ref = at::empty({64}, at::kDouble), out = at::empty({64}, at::kDouble);
+    auto* r = ref.data_ptr<double>();
+    auto* o = out.data_ptr<double>();
+    for (int64_t k = 0; k < 64; ++k) {
+      double u = oracle::rng::uniform01(seed, 0, k);
+      r[k] = oracle::rng::normal(seed, 1, k) * std::pow(10.0, 4 * u - 2);
+      double e = 2e-3 * oracle::rng::normal(seed, 2, k) * (seed % 3);
+      double d = 1e-3 * oracle::rng::normal(seed, 3, k) * (seed % 5 == 0);
+      o[k] = r[k] * (1 + e) + d;
+      double v = oracle::rng::uniform01(seed, 4, k);
+      if (v < 0.002) o[k] = kNan;
+      else if (v < 0.004) o[k] = kInf, r[k] = (seed % 2) ? kInf : -kInf;
+    }
+    for (auto dt : {at::kFloat, at::kDouble}) {
+      at::Tensor a = out.to(dt), b = ref.to(dt);
+      for (double tol : {1e-2, 1e-3, 1e-4}) {
+        for (bool en : {false, true}) {
+          bool mine = compare_allclose(a, b, tol, tol, en).ok;
+          bool theirs = at::allclose(a, b, tol, tol, en);
+          disagreements += mine != theirs;
+          passes += theirs;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(disagreements, 0);
+  EXPECT_GT(passes, 100);  // the sample has both verdicts
+}
+
+TEST(CompareAllclose, ReportsTheWorstElement) {
+  auto ref = f32({1, 2, 3, 4, 5, 6});
+  auto out = f32({1, 2.5, 3, 4, 5, 9});
+  auto r = compare_allclose(out, ref, 0, 0.1);
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.mismatches, 2);
+  EXPECT_EQ(r.elements, 6);
+  EXPECT_EQ(r.worst_index, 5);
+  EXPECT_EQ(r.got, 9);
+  EXPECT_EQ(r.expected, 6);
+  EXPECT_DOUBLE_EQ(r.abs_err, 3);
+  EXPECT_NEAR(r.allowed, 0.1, 1e-9);
+  EXPECT_NE(r.reason.find("2 of 6 elements"), std::string::npos) << r.reason;
+
+  // a NaN mismatch outranks any finite excess
+  auto rn = compare_allclose(f32({100, kNan, 1}), f32({0, 1, 1}), 0, 0.1);
+  EXPECT_EQ(rn.worst_index, 1);
+  EXPECT_NE(rn.reason.find("nan mismatch"), std::string::npos) << rn.reason;
+
+  // when everything passes, the element closest to failing is reported
+  auto ok = compare_allclose(f32({1, 2.05, 3}), f32({1, 2, 3}), 0, 0.1);
+  EXPECT_TRUE(ok.ok);
+  EXPECT_EQ(ok.worst_index, 1);
+  EXPECT_TRUE(ok.reason.empty());
+
+  // flat index in the broadcast shape
+  auto rb = compare_allclose(f32({0, 0, 0, 0, 0, 7}, {2, 3}), f32({0, 0, 0}), 0, 0);
+  EXPECT_EQ(rb.worst_index, 5);
+  EXPECT_EQ(rb.elements, 6);
+}
+
+TEST(CompareAllclose, ShapeAndDtypeReasons) {
+  auto s = compare_allclose(f32({1, 2, 3}), f32({1, 2}), 0, 0);
+  EXPECT_FALSE(s.ok);
+  EXPECT_NE(s.reason.find("shape mismatch"), std::string::npos);
+  EXPECT_EQ(s.worst_index, -1);
+  auto d = compare_allclose(f32({1}), f64({1}), 0, 0);
+  EXPECT_FALSE(d.ok);
+  EXPECT_NE(d.reason.find("dtype mismatch"), std::string::npos);
+  EXPECT_THROW(compare_allclose(f32({1}), f32({1}), -1, 0), std::invalid_argument);
+}
+
+TEST(CompareAllclose, OutputLists) {
+  std::vector<at::Tensor> ref = {f32({1}), f32({2})};
+  EXPECT_TRUE(compare_allclose(std::vector<at::Tensor>{f32({1}), f32({2})}, ref, 0, 0).ok);
+  auto bad = compare_allclose(std::vector<at::Tensor>{f32({1}), f32({3})}, ref, 0, 0);
+  EXPECT_FALSE(bad.ok);
+  EXPECT_EQ(bad.output, 1);
+  auto count = compare_allclose(std::vector<at::Tensor>{f32({1})}, ref, 0, 0);
+  EXPECT_FALSE(count.ok);
+  EXPECT_NE(count.reason.find("output count"), std::string::npos);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Gate
+
+TEST(CompareGate, DefaultTolerances) {
+  auto f = oracle::default_gate_tolerance(at::kFloat);
+  EXPECT_EQ(f.rtol, 1e-4);
+  EXPECT_EQ(f.atol_scaled, 1e-5);
+  auto h = oracle::default_gate_tolerance(at::kHalf);
+  EXPECT_EQ(h.rtol, 2e-3);
+  EXPECT_EQ(h.atol_scaled, 1e-3);
+  auto i = oracle::default_gate_tolerance(at::kLong);
+  EXPECT_EQ(i.rtol, 0);
+  EXPECT_EQ(i.atol_scaled, 0);
+
+  corpus::Task t;
+  EXPECT_EQ(oracle::gate_tolerance(t, at::kFloat).rtol, 1e-4);
+  t.tolerance = corpus::Tolerance{3e-4, 4e-5};
+  EXPECT_EQ(oracle::gate_tolerance(t, at::kFloat).rtol, 3e-4);
+  EXPECT_EQ(oracle::gate_tolerance(t, at::kFloat).atol_scaled, 4e-5);
+}
+
+TEST(CompareGate, AtolScalesWithTheOutputMagnitude) {
+  auto ref = f64({1000, 1e-3, -500});
+  // floor = 1e-5 * 1000 = 1e-2: a small element may be off by up to ~1e-2
+  auto ok = compare_gate(f32({1000.05, 1e-3 + 5e-3, -500.02}), ref, 1e-4, 1e-5);
+  EXPECT_TRUE(ok.ok) << ok.to_string();
+  auto bad = compare_gate(f32({1000.05, 1e-3 + 2e-2, -500}), ref, 1e-4, 1e-5);
+  EXPECT_FALSE(bad.ok);
+  EXPECT_EQ(bad.worst_index, 1);
+  EXPECT_NEAR(bad.allowed, 1e-4 * 1e-3 + 1e-2, 1e-12);
+  // the same relative error on a small-magnitude tensor is judged on its own scale
+  auto small = f64({1e-3, 1e-6});
+  EXPECT_FALSE(compare_gate(f32({1e-3, 1e-6 + 2e-8}), small, 1e-4, 1e-5).ok);
+  EXPECT_TRUE(compare_gate(f32({1e-3, 1e-6 + 5e-9}), small, 1e-4, 1e-5).ok);
+}
+
+TEST(CompareGate, ShapesMustMatchExactly) {
+  auto r = compare_gate(f32({1, 1, 1}), f64({1}), 1e-4, 1e-5);  // allclose would broadcast
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.reason.find("shape mismatch"), std::string::npos);
+  EXPECT_FALSE(compare_gate(f32({1, 2}, {1, 2}), f64({1, 2}), 1e-4, 1e-5).ok);
+}
+
+TEST(CompareGate, IntegersExact) {
+  auto ref = at::tensor({1, 2, 3}, at::kLong);
+  EXPECT_TRUE(compare_gate(at::tensor({1, 2, 3}, at::kLong), ref, 1e-1, 1e-1).ok);
+  auto r = compare_gate(at::tensor({1, 2, 4}, at::kLong), ref, 1e-1, 1e-1);
+  EXPECT_FALSE(r.ok);  // tolerances do not apply to integers
+  EXPECT_EQ(r.worst_index, 2);
+  auto d = compare_gate(f32({1, 2, 3}), ref, 1e-1, 1e-1);
+  EXPECT_FALSE(d.ok);
+  EXPECT_NE(d.reason.find("dtype mismatch"), std::string::npos);
+}
+
+TEST(CompareGate, NanAndInfMustMatchPositionAndKind) {
+  auto ref = f64({kNan, kInf, -kInf, 1});
+  EXPECT_TRUE(compare_gate(f32({kNan, kInf, -kInf, 1}), ref, 1e-4, 1e-5).ok);
+  EXPECT_FALSE(compare_gate(f32({0, kInf, -kInf, 1}), ref, 1e-4, 1e-5).ok);       // nan -> 0
+  EXPECT_FALSE(compare_gate(f32({kNan, -kInf, -kInf, 1}), ref, 1e-4, 1e-5).ok);   // wrong sign
+  EXPECT_FALSE(compare_gate(f32({kNan, kInf, -kInf, kNan}), ref, 1e-4, 1e-5).ok);  // extra nan
+  EXPECT_FALSE(compare_gate(f32({kNan, kInf, -kInf, kInf}), ref, 1e-4, 1e-5).ok);  // extra inf
+  auto r = compare_gate(f32({kNan, kInf, kInf, 1}), ref, 1e-4, 1e-5);
+  EXPECT_EQ(r.worst_index, 2);
+  EXPECT_NE(r.reason.find("inf mismatch"), std::string::npos) << r.reason;
+  // infinities do not inflate the magnitude scale
+  EXPECT_FALSE(compare_gate(f32({kInf, 1.1}), f64({kInf, 1}), 1e-4, 1e-5).ok);
+}
+
+TEST(CompareGate, AllZeroReferenceNeedsExactZeros) {
+  EXPECT_TRUE(compare_gate(f32({0, 0}), f64({0, 0}), 1e-4, 1e-5).ok);
+  EXPECT_FALSE(compare_gate(f32({0, 1e-30}), f64({0, 0}), 1e-4, 1e-5).ok);
+}

@@ -1,0 +1,262 @@
+// Input recipes: bit-exact determinism, golden values from an independent (Python)
+// implementation of the documented generator, distribution sanity, and domain handling.
+#include <gtest/gtest.h>
+
+#include <ATen/ATen.h>
+
+#include <cmath>
+#include <cstring>
+#include <set>
+
+#include "corpus/corpus.h"
+#include "oracle/recipes.h"
+
+namespace fs = std::filesystem;
+using namespace kaudit;
+using oracle::Distribution;
+using oracle::Recipe;
+
+namespace {
+
+const fs::path kFixtures = KAUDIT_FIXTURES_DIR;
+
+const corpus::Task& task(const std::string& name) {
+  static std::map<std::string, corpus::Task> cache;
+  auto it = cache.find(name);
+  if (it == cache.end()) {
+    std::vector<corpus::Diagnostic> diags;
+    auto t = corpus::load_task(kFixtures / "corpus_good/tasks" / name, diags);
+    if (!t) throw std::runtime_error("fixture task " + name + " does not load");
+    it = cache.emplace(name, *t).first;
+  }
+  return it->second;
+}
+
+bool bit_identical(const at::Tensor& a, const at::Tensor& b) {
+  if (a.scalar_type() != b.scalar_type() || a.sizes() != b.sizes()) return false;
+  auto ac = a.contiguous(), bc = b.contiguous();
+  return std::memcmp(ac.data_ptr(), bc.data_ptr(), ac.numel() * ac.element_size()) == 0;
+}
+
+Recipe recipe(Distribution d, uint64_t seed) {
+  Recipe r;
+  r.name = "t";
+  r.distribution = d;
+  r.seed = seed;
+  return r;
+}
+
+}  // namespace
+
+TEST(RecipeGenerator, GoldenValuesMatchTheDocumentedFormula) {
+  // Computed with a 10-line Python implementation of the formulas in recipes.h.
+  EXPECT_EQ(oracle::rng::splitmix64(0), 0xe220a8397b1dcdafull);  // the SplitMix64 reference value
+  EXPECT_EQ(oracle::rng::bits(42, 1, 7), 0x1b1863149f1726faull);
+  EXPECT_EQ(oracle::rng::uniform01(42, 0, 0), 0.3869742762400409);
+  EXPECT_EQ(oracle::rng::uniform01(42, 0, 1), 0.7129353372857994);
+  EXPECT_EQ(oracle::rng::uniform01(42, 0, 2), 0.8658305167106972);
+  EXPECT_NEAR(oracle::rng::normal(42, 2, 0), 0.061904462156954984, 1e-15);
+  EXPECT_NEAR(oracle::rng::normal(42, 2, 1), 0.4206658973033628, 1e-15);
+  EXPECT_NEAR(oracle::rng::normal(42, 2, 2), 0.7098856415299999, 1e-15);
+}
+
+TEST(Recipes, SameRecipeGivesBitIdenticalTensors) {
+  const auto& t = task("mixed");
+  for (auto d : {Distribution::Uniform01, Distribution::Normal, Distribution::LogUniform,
+                 Distribution::UniformSym}) {
+    Recipe r = recipe(d, 1234);
+    auto a = oracle::make_inputs(t, r);
+    auto b = oracle::make_inputs(t, r);
+    ASSERT_EQ(a.size(), 4u);
+    for (size_t i = 0; i < a.size(); ++i)
+      EXPECT_TRUE(bit_identical(a[i], b[i])) << oracle::distribution_name(d) << " input " << i;
+  }
+}
+
+TEST(Recipes, DifferentSeedsAndInputsDiffer) {
+  const auto& t = task("relu");
+  auto a = oracle::make_inputs(t, recipe(Distribution::Normal, 1));
+  auto b = oracle::make_inputs(t, recipe(Distribution::Normal, 2));
+  EXPECT_FALSE(at::equal(a[0], b[0]));
+  // two inputs of one task use different streams
+  const auto& m = task("mixed");
+  auto x = oracle::make_values(m, recipe(Distribution::Normal, 1), 0, corpus::resolve(m, "small"));
+  auto h = oracle::make_values(m, recipe(Distribution::Normal, 1), 3, corpus::resolve(m, "small"));
+  EXPECT_NE(x[0], h[0]);
+}
+
+TEST(Recipes, ValuesAreTheGeneratorsAtTheirCounters) {
+  const auto& t = task("relu");  // x: [B, D], stream 0
+  Recipe r = recipe(Distribution::Uniform01, 42);
+  auto v = oracle::make_values(t, r, 0, corpus::resolve(t, "small"));
+  ASSERT_EQ(v.size(), 4u * 33u);
+  EXPECT_EQ(v[0], 0.3869742762400409);
+  EXPECT_EQ(v[2], 0.8658305167106972);
+  auto x = oracle::make_inputs(t, r)[0];
+  EXPECT_EQ(x.scalar_type(), at::kFloat);
+  EXPECT_EQ(x.sizes(), (std::vector<int64_t>{4, 33}));
+  EXPECT_EQ(x[0][2].item<float>(), static_cast<float>(0.8658305167106972));
+}
+
+TEST(Recipes, TransformsApplyAbsScaleShiftNegateInOrder) {
+  const auto& t = task("relu");
+  auto dims = corpus::resolve(t, "small");
+  Recipe base = recipe(Distribution::Normal, 7);
+  auto v = oracle::make_values(t, base, 0, dims);
+  Recipe tr = base;
+  tr.abs = true;
+  tr.scale = 3;
+  tr.shift = 0.5;
+  tr.negate = true;
+  auto w = oracle::make_values(t, tr, 0, dims);
+  for (size_t k = 0; k < v.size(); ++k) ASSERT_EQ(w[k], -(std::fabs(v[k]) * 3 + 0.5));
+}
+
+TEST(Recipes, NormalAndUniformStatistics) {
+  const auto& t = task("mixed");  // input a: N = 131072 elements, positive; h: 2 x N, real
+  auto dims = corpus::resolve(t, "small");
+  auto stats = [](const std::vector<double>& v) {
+    double mean = 0, sq = 0;
+    for (double x : v) mean += x;
+    mean /= v.size();
+    for (double x : v) sq += (x - mean) * (x - mean);
+    return std::make_pair(mean, std::sqrt(sq / v.size()));
+  };
+  auto [nm, ns] = stats(oracle::make_values(t, recipe(Distribution::Normal, 99), 3, dims));
+  EXPECT_NEAR(nm, 0.0, 0.01);  // standard error ~0.002
+  EXPECT_NEAR(ns, 1.0, 0.01);
+  auto u = oracle::make_values(t, recipe(Distribution::Uniform01, 99), 3, dims);
+  auto [um, us] = stats(u);
+  EXPECT_NEAR(um, 0.5, 0.01);
+  EXPECT_NEAR(us, std::sqrt(1.0 / 12), 0.01);
+  for (double x : u) ASSERT_TRUE(x >= 0 && x < 1);
+  auto s = oracle::make_values(t, recipe(Distribution::UniformSym, 99), 3, dims);
+  for (double x : s) ASSERT_TRUE(x >= -1 && x < 1);
+  auto l = oracle::make_values(t, recipe(Distribution::LogUniform, 99), 3, dims);
+  size_t neg = 0;
+  for (double x : l) {
+    ASSERT_GE(std::fabs(x), 1e-3);
+    ASSERT_LE(std::fabs(x), 1e3);
+    neg += x < 0;
+  }
+  EXPECT_NEAR(double(neg) / l.size(), 0.5, 0.01);
+  auto ar = oracle::make_values(t, recipe(Distribution::Arange, 0), 3, dims);
+  EXPECT_EQ(ar[5], 5.0);
+}
+
+TEST(Recipes, DomainsAreHonouredEvenByHostileRecipes) {
+  const auto& t = task("mixed");
+  std::vector<Recipe> hostile = oracle::gate_recipes(t);
+  Recipe neg_large = recipe(Distribution::Normal, 5);
+  neg_large.scale = 1e4;
+  neg_large.negate = true;
+  hostile.push_back(neg_large);
+  for (const auto& r : hostile) {
+    auto in = oracle::make_inputs(t, r);
+    auto dims = oracle::dims_for(t, r);
+    ASSERT_EQ(in.size(), 4u);
+    // positive
+    EXPECT_EQ(in[0].scalar_type(), at::kFloat);
+    EXPECT_GT(in[0].min().item<float>(), 0.f) << r.name;
+    // probability: rows positive, summing to one
+    EXPECT_EQ(in[1].sizes(), (std::vector<int64_t>{dims.at("B"), dims.at("D")}));
+    EXPECT_GT(in[1].min().item<float>(), 0.f) << r.name;
+    auto sums = in[1].to(at::kDouble).sum(-1);
+    EXPECT_LT((sums - 1).abs().max().item<double>(), 1e-6) << r.name;
+    // index: int64 in [0, D)
+    EXPECT_EQ(in[2].scalar_type(), at::kLong);
+    EXPECT_GE(in[2].min().item<int64_t>(), 0) << r.name;
+    EXPECT_LT(in[2].max().item<int64_t>(), dims.at("D")) << r.name;
+    // float16 real input
+    EXPECT_EQ(in[3].scalar_type(), at::kHalf);
+    EXPECT_TRUE(at::isfinite(in[3]).all().item<bool>()) << r.name;
+  }
+}
+
+TEST(Recipes, IndexValuesCoverTheRange) {
+  const auto& t = task("mixed");
+  corpus::Assignment dims = corpus::resolve(t, "small");
+  dims["B"] = 10000;
+  auto v = oracle::make_values(t, recipe(Distribution::Normal, 3), 2, dims);
+  std::set<double> seen(v.begin(), v.end());
+  EXPECT_EQ(seen.size(), 10u);  // D = 10 classes, all drawn
+  EXPECT_EQ(*seen.begin(), 0.0);
+  EXPECT_EQ(*seen.rbegin(), 9.0);
+}
+
+TEST(Recipes, ExplicitShapeOverridesPreset) {
+  const auto& t = task("linear_relu");
+  Recipe r = recipe(Distribution::Normal, 1);
+  r.shape = corpus::Assignment{{"B", 3}, {"D_in", 7}, {"D_out", 2}};
+  EXPECT_EQ(oracle::make_inputs(t, r)[0].sizes(), (std::vector<int64_t>{3, 7}));
+  r.shape = corpus::Assignment{{"B", 3}, {"D_in", 7}, {"D_out", 3}};  // D_out multiple_of 2
+  EXPECT_THROW(oracle::make_inputs(t, r), std::invalid_argument);
+  r.shape.reset();
+  r.preset = "kernelbench";
+  EXPECT_EQ(oracle::dims_for(t, r).at("B"), 128);
+  r.preset = "nope";
+  EXPECT_THROW(oracle::dims_for(t, r), std::invalid_argument);
+}
+
+TEST(Recipes, GateRecipes) {
+  const auto& t = task("linear_relu");
+  auto rs = oracle::gate_recipes(t);
+  ASSERT_GE(rs.size(), 6u);
+  std::set<uint64_t> seeds;
+  std::set<std::string> names;
+  int odd = 0;
+  bool uniform = false, normal = false, negative = false, large = false;
+  for (const auto& r : rs) {
+    seeds.insert(r.seed);
+    names.insert(r.name);
+    if (r.shape) {
+      EXPECT_EQ(*r.shape, t.odd_shapes.at(odd));
+      ++odd;
+    } else {
+      EXPECT_EQ(r.preset, "small");
+    }
+    uniform |= r.distribution == Distribution::Uniform01 && !r.negate;
+    normal |= r.distribution == Distribution::Normal && r.scale == 1 && !r.shape;
+    negative |= r.negate;
+    large |= r.scale >= 1000;
+  }
+  EXPECT_EQ(seeds.size(), rs.size());
+  EXPECT_EQ(names.size(), rs.size());
+  EXPECT_EQ(odd, 2);
+  EXPECT_TRUE(uniform && normal && negative && large);
+  // the negative recipe really is negative on a real input
+  for (const auto& r : rs)
+    if (r.negate) {
+      EXPECT_LT(oracle::make_inputs(t, r)[0].max().item<float>(), -0.09f);
+    }
+  // and the list is the same every time
+  auto again = oracle::gate_recipes(t);
+  ASSERT_EQ(again.size(), rs.size());
+  for (size_t i = 0; i < rs.size(); ++i) EXPECT_EQ(again[i].seed, rs[i].seed);
+}
+
+TEST(Recipes, JsonRoundTrip) {
+  Recipe r = recipe(Distribution::LogUniform, 0xFFFFFFFFFFFFFFFFull);
+  r.name = "x";
+  r.scale = 0.01;
+  r.shift = -2;
+  r.negate = true;
+  r.abs = true;
+  r.shape = corpus::Assignment{{"B", 3}};
+  nlohmann::json j = r;
+  EXPECT_EQ(j.at("distribution"), "log_uniform");
+  Recipe back = j.get<Recipe>();
+  EXPECT_EQ(back.name, "x");
+  EXPECT_EQ(back.distribution, Distribution::LogUniform);
+  EXPECT_EQ(back.seed, 0xFFFFFFFFFFFFFFFFull);
+  EXPECT_EQ(back.scale, 0.01);
+  EXPECT_EQ(back.shift, -2);
+  EXPECT_TRUE(back.negate && back.abs);
+  EXPECT_EQ(back.shape, r.shape);
+  EXPECT_THROW(nlohmann::json({{"distribuion", "normal"}}).get<Recipe>(), std::invalid_argument);
+  EXPECT_THROW(nlohmann::json({{"distribution", "cauchy"}}).get<Recipe>(), std::invalid_argument);
+  EXPECT_THROW(nlohmann::json({{"seed", -1}}).get<Recipe>(), std::invalid_argument);
+  Recipe defaults = nlohmann::json::object().get<Recipe>();
+  EXPECT_EQ(defaults.preset, "small");
+  EXPECT_EQ(defaults.distribution, Distribution::Normal);
+}
