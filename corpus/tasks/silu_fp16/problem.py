@@ -1,0 +1,41 @@
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    """
+    Simple model that performs a Swish / SiLU activation, x * sigmoid(x), on a float16 tensor.
+    """
+
+    def __init__(self):
+        super(Model, self).__init__()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """
+        Applies SiLU to the input tensor.
+
+        Args:
+            x (torch.Tensor): float16 input tensor of shape (batch_size, dim).
+
+        Returns:
+            torch.Tensor: x * sigmoid(x), same shape and dtype as the input.
+        """
+        if x.dtype == torch.float16:
+            # Compute in float32 and round once, like CUDA's half kernels (and because the CPU
+            # has no half sigmoid in older PyTorch releases).
+            xf = x.float()
+            return (xf * torch.sigmoid(xf)).half()
+        return x * torch.sigmoid(x)
+
+
+batch_size = 16
+dim = 16384
+
+
+def get_inputs():
+    x = torch.rand(batch_size, dim).half()
+    return [x]
+
+
+def get_init_inputs():
+    return []  # No special initialization inputs needed
