@@ -1,93 +1,114 @@
 #include "common/process.h"
 
 #include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
 #include <spawn.h>
+#include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <signal.h>
+#include <time.h>
+
+#include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <filesystem>
 
 extern char** environ;
 
 namespace kaudit {
 
-ProcessResult run_process(const std::vector<std::string>& argv, double timeout_seconds, const std::string& stdin_text) {
+namespace {
+
+// Output goes to unlinked temporary files rather than pipes: no poll loop, and no deadlock
+// when the child writes a lot to both streams.
+int temp_fd() {
+  std::string tmpl = (std::filesystem::temp_directory_path() / "kaudit-proc-XXXXXX").string();
+  int fd = mkostemp(tmpl.data(), O_CLOEXEC);  // dup2 in the child clears it
+  if (fd >= 0) unlink(tmpl.c_str());
+  return fd;
+}
+
+std::string slurp(int fd) {
+  std::string s;
+  if (lseek(fd, 0, SEEK_SET) < 0) return s;
+  char buf[65536];
+  for (;;) {
+    ssize_t n = read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    s.append(buf, static_cast<size_t>(n));
+  }
+  return s;
+}
+
+}  // namespace
+
+ProcessResult run_process(const std::vector<std::string>& argv, double timeout_seconds) {
   ProcessResult r;
-  int in[2], out[2], err[2];
-  if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC)) {
-    r.spawn_failed = true;
-    r.err = std::string("pipe: ") + std::strerror(errno);
+  if (argv.empty()) {
+    r.spawn_error = "empty command";
     return r;
   }
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_adddup2(&fa, in[0], 0);
-  posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-  posix_spawn_file_actions_adddup2(&fa, err[1], 2);
+  int out_fd = temp_fd(), err_fd = temp_fd();
+  if (out_fd < 0 || err_fd < 0) {
+    r.spawn_error = std::string("cannot create a temporary file: ") + std::strerror(errno);
+    if (out_fd >= 0) close(out_fd);
+    if (err_fd >= 0) close(err_fd);
+    return r;
+  }
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
-  pid_t pid = -1;
-  int rc = posix_spawnp(&pid, args[0], &fa, nullptr, args.data(), environ);
+
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
+  posix_spawn_file_actions_adddup2(&fa, err_fd, 2);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attr, 0);  // its own group: a timeout kills the whole tree
+  pid_t pid = 0;
+  // glibc >= 2.24 reports exec failures (ENOENT, EACCES) as posix_spawn's return value.
+  int rc = posix_spawnp(&pid, args[0], &fa, &attr, args.data(), environ);
   posix_spawn_file_actions_destroy(&fa);
-  close(in[0]);
-  close(out[1]);
-  close(err[1]);
+  posix_spawnattr_destroy(&attr);
   if (rc != 0) {
-    close(in[1]);
-    close(out[0]);
-    close(err[0]);
-    r.spawn_failed = true;
-    r.err = "cannot run " + argv[0] + ": " + std::strerror(rc);
+    r.spawn_error = std::strerror(rc);
+    close(out_fd);
+    close(err_fd);
     return r;
   }
-  // Feed stdin (small texts only) and close it so the child sees EOF.
-  if (!stdin_text.empty()) {
-    signal(SIGPIPE, SIG_IGN);
-    std::size_t off = 0;
-    while (off < stdin_text.size()) {
-      ssize_t w = write(in[1], stdin_text.data() + off, stdin_text.size() - off);
-      if (w <= 0) break;
-      off += (std::size_t)w;
-    }
-  }
-  close(in[1]);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_seconds);
-  pollfd fds[2] = {{out[0], POLLIN, 0}, {err[0], POLLIN, 0}};
-  int open_fds = 2;
-  char buf[65536];
-  while (open_fds > 0) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
-    if (left <= 0) {
-      r.timed_out = true;
-      kill(pid, SIGKILL);
+  r.started = true;
+  int status = 0;
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::duration<double>(timeout_seconds > 0 ? timeout_seconds : 0);
+  for (;;) {
+    pid_t w = waitpid(pid, &status, timeout_seconds > 0 ? WNOHANG : 0);
+    if (w == pid) break;
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      r.spawn_error = std::string("waitpid: ") + std::strerror(errno);
       break;
     }
-    if (poll(fds, 2, (int)std::min<long long>(left, 1000)) < 0 && errno != EINTR) break;
-    for (int i = 0; i < 2; ++i) {
-      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-      ssize_t n = read(fds[i].fd, buf, sizeof buf);
-      if (n > 0) {
-        (i == 0 ? r.out : r.err).append(buf, (std::size_t)n);
-      } else {
-        close(fds[i].fd);
-        fds[i].fd = -1;
-        --open_fds;
+    if (std::chrono::steady_clock::now() >= deadline) {
+      kill(-pid, SIGKILL);
+      r.timed_out = true;
+      while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
       }
+      break;
     }
+    timespec ts{0, 10 * 1000 * 1000};  // 10 ms: exports take seconds, this costs nothing
+    nanosleep(&ts, nullptr);
   }
-  for (auto& f : fds)
-    if (f.fd >= 0) close(f.fd);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (!r.timed_out) {
-    if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
-    else if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
-  }
+  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) r.term_signal = WTERMSIG(status);
+  r.out = slurp(out_fd);
+  r.err = slurp(err_fd);
+  close(out_fd);
+  close(err_fd);
   return r;
 }
 

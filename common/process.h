@@ -1,21 +1,25 @@
-// Running a child program: argv (no shell), optional stdin text, captured stdout/stderr, a
-// wall-clock limit. Used for the C++ compiler and the Python reference exporter.
+// Run a program (no shell, so no quoting problems with paths) and
+// capture its stdout and stderr.
 #pragma once
+
 #include <string>
 #include <vector>
 
 namespace kaudit {
 
 struct ProcessResult {
-  int exit_code = -1;      // valid when !signalled && !timed_out
-  int signal = 0;          // terminating signal, 0 if none
+  bool started = false;  // false: the program could not be executed (see spawn_error)
+  std::string spawn_error;
+  int exit_code = -1;   // valid when the program exited normally
+  int term_signal = 0;  // non-zero when it was killed by a signal
   bool timed_out = false;
-  bool spawn_failed = false;
   std::string out, err;
-  bool ok() const { return !spawn_failed && !timed_out && signal == 0 && exit_code == 0; }
+  bool ok() const { return started && !timed_out && term_signal == 0 && exit_code == 0; }
 };
 
-ProcessResult run_process(const std::vector<std::string>& argv, double timeout_seconds,
-                          const std::string& stdin_text = {});
+// argv[0] is the program (searched in PATH when it has no slash). stdin is /dev/null. With a positive
+// timeout the child (in its own process group, so grandchildren too) is killed when it runs
+// longer: a problem.py that hangs must not hang the audit.
+ProcessResult run_process(const std::vector<std::string>& argv, double timeout_seconds = 0);
 
 }  // namespace kaudit

@@ -25,9 +25,7 @@ int main(int argc, char** argv) {
   const std::string cmd = argv[1];
   std::vector<std::string> args(argv + 2, argv + argc);
   if (cmd == "worker") return kaudit::cli::worker_command(args);
-#ifdef KAUDIT_HAVE_GATE
   if (cmd == "verify") return kaudit::cli::verify_command(args);
-#endif
   std::fprintf(stderr, "kaudit: unknown command '%s'\n", cmd.c_str());
   usage();
   return 2;

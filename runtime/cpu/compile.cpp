@@ -95,7 +95,7 @@ CpuBuild CpuCompiler::build(std::string_view source, std::string_view file_name,
   if (!r.ok()) {
     fs::remove(tmp, ec);
     b.diagnostics = r.timed_out ? "the C++ compiler timed out" : (r.err.empty() ? r.out : r.err);
-    if (r.spawn_failed) b.diagnostics = r.err;
+    if (!r.started) b.diagnostics = "cannot run the C++ compiler '" + compiler_ + "': " + r.spawn_error;
     return b;
   }
   fs::rename(tmp, b.library, ec);  // atomic: concurrent builders of the same key agree

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <fstream>
 
+#include <unistd.h>
+
 #include "corpus/corpus.h"
 #include "corpus/json_locator.h"
 
@@ -22,7 +24,8 @@ std::vector<Diagnostic> diags_for(const LoadResult& r, const std::string& suffix
   std::vector<Diagnostic> out;
   for (const auto& d : r.diagnostics) {
     std::string f = d.file.generic_string();
-    if (f.size() >= suffix.size() && f.compare(f.size() - suffix.size(), suffix.size(), suffix) == 0)
+    if (f.size() >= suffix.size() &&
+        f.compare(f.size() - suffix.size(), suffix.size(), suffix) == 0)
       out.push_back(d);
   }
   return out;
@@ -230,7 +233,8 @@ TEST_F(BadCorpus, UnknownDimInShape) {
   expect_one("tasks/unknown_dim/task.json", 5, "unknown dim 'Q'", "add \"Q\" to \"dims\"");
   auto ds = diags_for(*result_, "tasks/unknown_dim/task.json");
   ASSERT_FALSE(ds.empty());
-  // column of the offending value "Q" on `    {"name": "y", "dtype": "float32", "shape": ["B", "Q"]}`
+  // column of the offending value "Q" on `    {"name": "y", "dtype": "float32", "shape": ["B",
+  // "Q"]}`
   EXPECT_EQ(ds[0].column, 54);
 }
 
@@ -241,12 +245,12 @@ TEST_F(BadCorpus, PresetsAndOddShapesAreChecked) {
   EXPECT_NE(ds[0].message.find("preset 'small' does not assign D"), std::string::npos)
       << ds[0].to_string();
   EXPECT_EQ(ds[1].line, 9);
-  EXPECT_NE(ds[1].message.find("B = 1 is below its min 2"), std::string::npos)
-      << ds[1].to_string();
+  EXPECT_NE(ds[1].message.find("B = 1 is below its min 2"), std::string::npos) << ds[1].to_string();
 }
 
 TEST_F(BadCorpus, WrongType) {
-  expect_one("tasks/wrong_type/task.json", 4, "\"min\" of dim 'N' must be an integer, not a string");
+  expect_one("tasks/wrong_type/task.json", 4,
+             "\"min\" of dim 'N' must be an integer, not a string");
 }
 
 TEST_F(BadCorpus, SmallPresetRequired) {
@@ -362,19 +366,23 @@ TEST(CorpusLoader, SingleTaskErrors) {
       "  \"odd_shapes\": [{\"N\": 7}, {\"N\": 33}]\n}\n";
   // valid baseline
   EXPECT_TRUE(try_json("{\n  \"inputs\": [{\"name\": \"x\", \"dtype\": \"float32\", \"shape\": "
-                       "[\"N\"]}],\n  \"dims\": {\"N\": {\"min\": 1}},\n" + tail)
+                       "[\"N\"]}],\n  \"dims\": {\"N\": {\"min\": 1}},\n" +
+                       tail)
                   .empty());
   // name differs from the directory
-  auto d1 = try_json("{\n  \"name\": \"other\",\n  \"inputs\": [{\"name\": \"x\", \"dtype\": "
-                     "\"float32\", \"shape\": [\"N\"]}],\n  \"dims\": {\"N\": {\"min\": 1}},\n" +
-                     tail);
+  auto d1 = try_json(
+      "{\n  \"name\": \"other\",\n  \"inputs\": [{\"name\": \"x\", \"dtype\": "
+      "\"float32\", \"shape\": [\"N\"]}],\n  \"dims\": {\"N\": {\"min\": 1}},\n" +
+      tail);
   ASSERT_EQ(d1.size(), 1u);
   EXPECT_EQ(d1[0].line, 2);
   // unknown domain + unknown index dim
-  auto d2 = try_json("{\n  \"inputs\": [{\"name\": \"x\", \"dtype\": \"float32\", \"shape\": "
-                     "[\"N\"], \"domain\": \"positve\"},\n   {\"name\": \"i\", \"dtype\": "
-                     "\"int64\", \"shape\": [\"N\"], \"domain\": \"index:K\"}],\n  \"dims\": "
-                     "{\"N\": {\"min\": 1}},\n" + tail);
+  auto d2 = try_json(
+      "{\n  \"inputs\": [{\"name\": \"x\", \"dtype\": \"float32\", \"shape\": "
+      "[\"N\"], \"domain\": \"positve\"},\n   {\"name\": \"i\", \"dtype\": "
+      "\"int64\", \"shape\": [\"N\"], \"domain\": \"index:K\"}],\n  \"dims\": "
+      "{\"N\": {\"min\": 1}},\n" +
+      tail);
   ASSERT_EQ(d2.size(), 2u);
   EXPECT_NE(d2[0].message.find("unknown domain 'positve'"), std::string::npos);
   EXPECT_EQ(d2[0].line, 2);

@@ -73,8 +73,8 @@ TEST(CompareAllclose, AgreesWithTorchOnHandPickedCases) {
       {"int64 outside", at::tensor({1, 2, 5}, at::kLong), at::tensor({1, 2, 3}, at::kLong), 0, 1,
        false},
       {"empty", f32({}), f32({}), 0, 0, false},
-      {"0-dim", at::scalar_tensor(1.0, at::kFloat), at::scalar_tensor(1.0001, at::kFloat), 1e-3,
-       0, false},
+      {"0-dim", at::scalar_tensor(1.0, at::kFloat), at::scalar_tensor(1.0001, at::kFloat), 1e-3, 0,
+       false},
       {"half", f32({1, 2}).to(at::kHalf), f32({1, 2.001}).to(at::kHalf), 1e-3, 1e-3, false},
       {"zero tolerances, tiny diff", f32({1}), f32({1.0000001}), 0, 0, false},
   };
@@ -103,8 +103,10 @@ TEST(CompareAllclose, AgreesWithTorchOnRandomNearMisses) {
       double d = 1e-3 * oracle::rng::normal(seed, 3, k) * (seed % 5 == 0);
       o[k] = r[k] * (1 + e) + d;
       double v = oracle::rng::uniform01(seed, 4, k);
-      if (v < 0.002) o[k] = kNan;
-      else if (v < 0.004) o[k] = kInf, r[k] = (seed % 2) ? kInf : -kInf;
+      if (v < 0.002)
+        o[k] = kNan;
+      else if (v < 0.004)
+        o[k] = kInf, r[k] = (seed % 2) ? kInf : -kInf;
     }
     for (auto dt : {at::kFloat, at::kDouble}) {
       at::Tensor a = out.to(dt), b = ref.to(dt);
@@ -224,6 +226,10 @@ TEST(CompareGate, IntegersExact) {
   auto r = compare_gate(at::tensor({1, 2, 4}, at::kLong), ref, 1e-1, 1e-1);
   EXPECT_FALSE(r.ok);  // tolerances do not apply to integers
   EXPECT_EQ(r.worst_index, 2);
+  // compared as int64, not through double (2^53 + 1 rounds to 2^53 in double)
+  const int64_t big = (int64_t{1} << 53);
+  EXPECT_FALSE(
+      compare_gate(at::tensor({big + 1}, at::kLong), at::tensor({big}, at::kLong), 0, 0).ok);
   auto d = compare_gate(f32({1, 2, 3}), ref, 1e-1, 1e-1);
   EXPECT_FALSE(d.ok);
   EXPECT_NE(d.reason.find("dtype mismatch"), std::string::npos);
@@ -232,8 +238,8 @@ TEST(CompareGate, IntegersExact) {
 TEST(CompareGate, NanAndInfMustMatchPositionAndKind) {
   auto ref = f64({kNan, kInf, -kInf, 1});
   EXPECT_TRUE(compare_gate(f32({kNan, kInf, -kInf, 1}), ref, 1e-4, 1e-5).ok);
-  EXPECT_FALSE(compare_gate(f32({0, kInf, -kInf, 1}), ref, 1e-4, 1e-5).ok);       // nan -> 0
-  EXPECT_FALSE(compare_gate(f32({kNan, -kInf, -kInf, 1}), ref, 1e-4, 1e-5).ok);   // wrong sign
+  EXPECT_FALSE(compare_gate(f32({0, kInf, -kInf, 1}), ref, 1e-4, 1e-5).ok);        // nan -> 0
+  EXPECT_FALSE(compare_gate(f32({kNan, -kInf, -kInf, 1}), ref, 1e-4, 1e-5).ok);    // wrong sign
   EXPECT_FALSE(compare_gate(f32({kNan, kInf, -kInf, kNan}), ref, 1e-4, 1e-5).ok);  // extra nan
   EXPECT_FALSE(compare_gate(f32({kNan, kInf, -kInf, kInf}), ref, 1e-4, 1e-5).ok);  // extra inf
   auto r = compare_gate(f32({kNan, kInf, kInf, 1}), ref, 1e-4, 1e-5);

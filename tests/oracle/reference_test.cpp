@@ -300,10 +300,18 @@ TEST_F(ReferenceTest, ConcurrentStoresShareOneCacheSafely) {
   Reference r1, r2;
   std::exception_ptr e1, e2;
   std::thread a([&] {
-    try { r1 = s1.load(t, init); } catch (...) { e1 = std::current_exception(); }
+    try {
+      r1 = s1.load(t, init);
+    } catch (...) {
+      e1 = std::current_exception();
+    }
   });
   std::thread b([&] {
-    try { r2 = s2.load(t, init); } catch (...) { e2 = std::current_exception(); }
+    try {
+      r2 = s2.load(t, init);
+    } catch (...) {
+      e2 = std::current_exception();
+    }
   });
   a.join();
   b.join();

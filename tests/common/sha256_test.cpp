@@ -3,10 +3,10 @@
 
 #include <string>
 
-#include "oracle/sha256.h"
+#include "common/sha256.h"
 
-using kaudit::oracle::Sha256;
-using kaudit::oracle::sha256_hex;
+using kaudit::Sha256;
+using kaudit::sha256_hex;
 
 TEST(Sha256, EmptyString) {
   EXPECT_EQ(sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");

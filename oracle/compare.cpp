@@ -1,0 +1,269 @@
+#include "compare.h"
+
+#include <ATen/ATen.h>
+#include <ATen/ExpandUtils.h>
+
+#include <cmath>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+
+namespace kaudit::oracle {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+std::string shape_str(at::IntArrayRef s) {
+  std::ostringstream os;
+  os << '[';
+  for (size_t i = 0; i < s.size(); ++i) os << (i ? ", " : "") << s[i];
+  os << ']';
+  return os.str();
+}
+
+std::string num(double v) {
+  std::ostringstream os;
+  os.precision(9);
+  os << v;
+  return os.str();
+}
+
+// Contiguous CPU double copy (bool -> 0/1, as torch.isclose converts bool to the default dtype).
+at::Tensor as_double(const at::Tensor& t) { return t.to(at::kCPU).to(at::kDouble).contiguous(); }
+
+// Tracks the worst element: a non-finite mismatch first (first such index), else the largest
+// excess err - allowed.
+struct Worst {
+  int64_t index = -1;
+  double excess = -kInf;
+  double got = 0, expected = 0, err = 0, allowed = 0;
+  void consider(int64_t i, double g, double e, double er, double al, bool close) {
+    // A failing element with a NaN/inf error counts as infinitely bad; ties keep the first.
+    double x = close ? er - al : (std::isfinite(er) ? er - al : kInf);
+    if (std::isnan(x)) x = -kInf;  // close elements with inf error (inf == inf): least notable
+    if (index < 0 || x > excess)
+      index = i, excess = x, got = g, expected = e, err = er, allowed = al;
+  }
+};
+
+void fill(CompareResult& r, const Worst& w) {
+  r.worst_index = w.index;
+  r.got = w.got;
+  r.expected = w.expected;
+  r.abs_err = w.err;
+  r.allowed = w.allowed;
+}
+
+std::string mismatch_reason(const CompareResult& r) {
+  std::ostringstream os;
+  bool non_finite = !std::isfinite(r.got) || !std::isfinite(r.expected);
+  os << r.mismatches << " of " << r.elements << " elements out of tolerance; worst at index "
+     << r.worst_index << ": got " << num(r.got) << ", expected " << num(r.expected);
+  if (non_finite)
+    os << " (" << (std::isnan(r.got) || std::isnan(r.expected) ? "nan" : "inf") << " mismatch)";
+  else
+    os << " (|diff| " << num(r.abs_err) << " > allowed " << num(r.allowed) << ")";
+  return os.str();
+}
+
+}  // namespace
+
+std::string CompareResult::to_string() const {
+  if (ok) {
+    std::ostringstream os;
+    os << "ok (" << elements << " elements";
+    if (worst_index >= 0)
+      os << "; closest at index " << worst_index << ": |diff| " << num(abs_err) << " vs allowed "
+         << num(allowed);
+    os << ")";
+    return os.str();
+  }
+  return (output ? "output " + std::to_string(output) + ": " : std::string()) + reason;
+}
+
+CompareResult compare_allclose(const at::Tensor& out, const at::Tensor& ref, double rtol,
+                               double atol, bool equal_nan) {
+  if (!(rtol >= 0) || !(atol >= 0))
+    throw std::invalid_argument("compare_allclose: rtol and atol must be non-negative");
+  CompareResult r;
+  if (out.scalar_type() != ref.scalar_type()) {
+    r.ok = false;
+    r.reason = std::string("dtype mismatch: output ") + c10::toString(out.scalar_type()) +
+               ", reference " + c10::toString(ref.scalar_type()) +
+               " (torch.allclose raises; cast the reference to the output dtype first)";
+    return r;
+  }
+  if (out.is_complex()) {
+    r.ok = false;
+    r.reason = "complex tensors are not supported";
+    return r;
+  }
+  std::vector<int64_t> shape;
+  try {
+    shape = at::infer_size(out.sizes(), ref.sizes());
+  } catch (const c10::Error&) {
+    r.ok = false;
+    r.reason = "shape mismatch: output " + shape_str(out.sizes()) + ", reference " +
+               shape_str(ref.sizes()) + " (cannot broadcast)";
+    return r;
+  }
+  at::Tensor o = as_double(out.expand(shape));
+  at::Tensor e = as_double(ref.expand(shape));
+  const double* po = o.data_ptr<double>();
+  const double* pe = e.data_ptr<double>();
+  const int64_t n = o.numel();
+  r.elements = n;
+  Worst w;
+  for (int64_t i = 0; i < n; ++i) {
+    const double a = po[i], b = pe[i];
+    const double err = std::fabs(a - b);
+    const double allowed = atol + rtol * std::fabs(b);
+    // Same structure as at::isclose: equality (covers equal infinities), then NaN == NaN when
+    // asked, then a finite error within the allowance.
+    bool close = a == b;
+    if (!close && equal_nan && std::isnan(a) && std::isnan(b)) close = true;
+    if (!close) close = std::isfinite(err) && err <= allowed;
+    if (!close) ++r.mismatches;
+    if (!(equal_nan && std::isnan(a) && std::isnan(b))) w.consider(i, a, b, err, allowed, close);
+  }
+  fill(r, w);
+  r.ok = r.mismatches == 0;
+  if (!r.ok) r.reason = mismatch_reason(r);
+  return r;
+}
+
+GateTolerance default_gate_tolerance(at::ScalarType dtype) {
+  switch (dtype) {
+    case at::kFloat:
+      return {1e-4, 1e-5};
+    case at::kHalf:
+      return {2e-3, 1e-3};
+    // bfloat16 keeps 8 significand bits (float16: 11): tolerances 8x float16's.
+    case at::kBFloat16:
+      return {1.6e-2, 8e-3};
+    case at::kDouble:
+      return {1e-12, 1e-13};
+    default:
+      return {0, 0};  // integers and bool: exact
+  }
+}
+
+GateTolerance gate_tolerance(const corpus::Task& task, at::ScalarType dtype) {
+  if (task.tolerance) return {task.tolerance->rtol, task.tolerance->atol};
+  return default_gate_tolerance(dtype);
+}
+
+CompareResult compare_gate(const at::Tensor& out, const at::Tensor& ref64, double rtol,
+                           double atol_scaled) {
+  if (!(rtol >= 0) || !(atol_scaled >= 0))
+    throw std::invalid_argument("compare_gate: rtol and atol_scaled must be non-negative");
+  CompareResult r;
+  if (out.sizes() != ref64.sizes()) {
+    r.ok = false;
+    r.reason = "shape mismatch: output " + shape_str(out.sizes()) + ", reference " +
+               shape_str(ref64.sizes());
+    return r;
+  }
+  if (out.is_complex() || ref64.is_complex()) {
+    r.ok = false;
+    r.reason = "complex tensors are not supported";
+    return r;
+  }
+  const bool out_int = !out.is_floating_point(), ref_int = !ref64.is_floating_point();
+  if (out_int != ref_int) {
+    r.ok = false;
+    r.reason = std::string("dtype mismatch: output ") + c10::toString(out.scalar_type()) +
+               ", reference " + c10::toString(ref64.scalar_type()) +
+               " (integer outputs must stay integer)";
+    return r;
+  }
+  if (out_int) {
+    // Exact, in int64 (doubles would merge indices above 2^53).
+    at::Tensor o = out.to(at::kCPU).to(at::kLong).contiguous();
+    at::Tensor e = ref64.to(at::kCPU).to(at::kLong).contiguous();
+    const int64_t* po = o.data_ptr<int64_t>();
+    const int64_t* pe = e.data_ptr<int64_t>();
+    r.elements = o.numel();
+    for (int64_t i = 0; i < r.elements; ++i) {
+      if (po[i] == pe[i]) continue;
+      if (r.mismatches++ == 0) {
+        r.worst_index = i;
+        r.got = static_cast<double>(po[i]);
+        r.expected = static_cast<double>(pe[i]);
+        r.abs_err = std::fabs(r.got - r.expected);
+      }
+    }
+    r.ok = r.mismatches == 0;
+    if (!r.ok) r.reason = mismatch_reason(r);
+    return r;
+  }
+
+  at::Tensor o = as_double(out), e = as_double(ref64);
+  const double* po = o.data_ptr<double>();
+  const double* pe = e.data_ptr<double>();
+  const int64_t n = o.numel();
+  r.elements = n;
+  double max_ref = 0;
+  for (int64_t i = 0; i < n; ++i)
+    if (std::isfinite(pe[i])) max_ref = std::max(max_ref, std::fabs(pe[i]));
+  const double floor = atol_scaled * max_ref;
+
+  Worst w;
+  for (int64_t i = 0; i < n; ++i) {
+    const double a = po[i], b = pe[i];
+    bool close;
+    double err, allowed = rtol * std::fabs(b) + floor;
+    if (!std::isfinite(b) || !std::isfinite(a)) {
+      // NaN must meet NaN and an infinity the same infinity, nothing else.
+      close = (std::isnan(a) && std::isnan(b)) || (!std::isnan(a) && a == b);
+      err = close ? 0 : kInf;
+    } else {
+      err = std::fabs(a - b);
+      close = err <= allowed;
+    }
+    if (!close) ++r.mismatches;
+    w.consider(i, a, b, err, allowed, close);
+  }
+  fill(r, w);
+  r.ok = r.mismatches == 0;
+  if (!r.ok) r.reason = mismatch_reason(r);
+  return r;
+}
+
+namespace {
+template <class F>
+CompareResult compare_lists(const std::vector<at::Tensor>& out, const std::vector<at::Tensor>& ref,
+                            F one) {
+  CompareResult last;
+  if (out.size() != ref.size()) {
+    last.ok = false;
+    last.reason = "output count mismatch: " + std::to_string(out.size()) + " outputs, reference " +
+                  std::to_string(ref.size());
+    return last;
+  }
+  for (size_t i = 0; i < out.size(); ++i) {
+    last = one(out[i], ref[i]);
+    last.output = static_cast<int>(i);
+    if (!last.ok) return last;
+  }
+  return last;
+}
+}  // namespace
+
+CompareResult compare_allclose(const std::vector<at::Tensor>& out,
+                               const std::vector<at::Tensor>& ref, double rtol, double atol,
+                               bool equal_nan) {
+  return compare_lists(out, ref, [&](const at::Tensor& a, const at::Tensor& b) {
+    return compare_allclose(a, b, rtol, atol, equal_nan);
+  });
+}
+
+CompareResult compare_gate(const std::vector<at::Tensor>& out, const std::vector<at::Tensor>& ref64,
+                           GateTolerance tol) {
+  return compare_lists(out, ref64, [&](const at::Tensor& a, const at::Tensor& b) {
+    return compare_gate(a, b, tol);
+  });
+}
+
+}  // namespace kaudit::oracle

@@ -1,0 +1,150 @@
+#include "oracle/gate.h"
+
+#include <tbb/parallel_for.h>
+
+#include <map>
+#include <sstream>
+
+#include "oracle/recipes.h"
+#include "oracle/reference.h"
+#include "runtime/cpu/compile.h"
+
+namespace kaudit::oracle {
+namespace {
+
+std::string describe_dims(const corpus::Assignment& dims) {
+  std::ostringstream os;
+  bool first = true;
+  for (const auto& [k, v] : dims) {
+    os << (first ? "" : ",") << k << "=" << v;
+    first = false;
+  }
+  return os.str();
+}
+
+// The entry function's arguments for one input set, per the kernel's binding.
+std::vector<runtime::EntryArg> bind_args(const corpus::Task& task, const corpus::Kernel& kernel,
+                                         const std::vector<at::Tensor>& inputs, const corpus::Assignment& dims,
+                                         const Reference& reference) {
+  std::vector<runtime::EntryArg> args;
+  for (const auto& a : kernel.args) {
+    if (auto* in = std::get_if<corpus::InputRef>(&a)) {
+      for (std::size_t i = 0; i < task.inputs.size(); ++i)
+        if (task.inputs[i].name == in->name) args.push_back(runtime::EntryArg::of(inputs[i].clone()));
+    } else if (auto* p = std::get_if<corpus::ParamRef>(&a)) {
+      args.push_back(runtime::EntryArg::of(reference.parameter(p->name)));
+    } else if (auto* d = std::get_if<corpus::DimRef>(&a)) {
+      args.push_back(runtime::EntryArg::of_int(dims.at(d->name)));
+    } else if (auto* i = std::get_if<int64_t>(&a)) {
+      args.push_back(runtime::EntryArg::of_int(*i));
+    } else if (auto* x = std::get_if<double>(&a)) {
+      args.push_back(runtime::EntryArg::of_double(*x));
+    } else if (auto* b = std::get_if<bool>(&a)) {
+      args.push_back(runtime::EntryArg::of_bool(*b));
+    }
+  }
+  return args;
+}
+
+std::string case_failure(const GateCase& c) {
+  std::ostringstream os;
+  os << "recipe '" << c.recipe << "' (" << describe_dims(c.dims) << "): ";
+  if (c.status != runtime::Status::Ok) {
+    os << runtime::to_string(c.status);
+    if (!c.message.empty()) os << ": " << c.message;
+  } else {
+    os << c.compare.to_string();
+  }
+  return os.str();
+}
+
+}  // namespace
+
+std::size_t GateReport::passed() const {
+  std::size_t n = 0;
+  for (const auto& k : kernels) n += k.passed;
+  return n;
+}
+
+std::vector<const KernelVerdict*> GateReport::failed() const {
+  std::vector<const KernelVerdict*> out;
+  for (const auto& k : kernels)
+    if (!k.passed) out.push_back(&k);
+  return out;
+}
+
+double error_ratio(const CompareResult& c) {
+  if (c.elements == 0) return 0;
+  if (c.allowed > 0) return c.abs_err / c.allowed;
+  return c.abs_err > 0 ? std::numeric_limits<double>::infinity() : 0.0;
+}
+
+GateReport run_gate(const corpus::Corpus& corpus, const GateOptions& options) {
+  GateReport report;
+  std::vector<const corpus::Kernel*> kernels;
+  for (const auto& k : corpus.kernels)
+    if (options.only.empty() || std::find(options.only.begin(), options.only.end(), k.id()) != options.only.end())
+      kernels.push_back(&k);
+  std::map<std::string, bool> tasks_seen;
+  for (const auto* k : kernels) tasks_seen[k->task] = true;
+  report.tasks = tasks_seen.size();
+
+  // Build every kernel first, two compilers at a time (cached builds cost nothing).
+  cpu::CpuCompiler compiler(options.cache_dir);
+  std::vector<cpu::CpuBuild> builds(kernels.size());
+  tbb::parallel_for(std::size_t(0), kernels.size(), [&](std::size_t i) {
+    builds[i] = compiler.build(kernels[i]->source, kernels[i]->cu_path.string(), kernels[i]->entry);
+  });
+
+  ReferenceStore references(options.cache_dir, default_export_script());
+  runtime::IsolatedRunner runner(options.worker_exe, options.limits);
+  for (std::size_t ki = 0; ki < kernels.size(); ++ki) {
+    const corpus::Kernel& kernel = *kernels[ki];
+    const corpus::Task& task = *corpus.find_task(kernel.task);
+    KernelVerdict v;
+    v.kernel = kernel.id();
+    v.task = kernel.task;
+    v.build_seconds = builds[ki].seconds;
+    if (!builds[ki].ok) {
+      v.failure = "does not build for the CPU backend:\n" + builds[ki].diagnostics;
+    } else {
+      v.passed = true;
+      for (const Recipe& recipe : gate_recipes(task)) {
+        GateCase c;
+        c.recipe = recipe.name;
+        try {
+          c.dims = dims_for(task, recipe);
+          const std::vector<at::Tensor> inputs = make_inputs(task, recipe, c.dims);
+          const Reference reference = references.load(task, c.dims);
+          const std::vector<at::Tensor> ref64 = reference.forward(inputs, at::kDouble);
+          runtime::RunRequest req;
+          req.library = builds[ki].library;
+          req.args = bind_args(task, kernel, inputs, c.dims, reference);
+          const runtime::RunResult r = runner.run(req);
+          c.status = r.status;
+          c.message = r.message;
+          c.seconds = r.seconds;
+          if (r.status == runtime::Status::Ok) {
+            GateTolerance tol = r.outputs.empty() ? default_gate_tolerance(at::kFloat)
+                                                  : gate_tolerance(task, r.outputs[0].scalar_type());
+            c.compare = compare_gate(r.outputs, ref64, tol);
+            c.passed = c.compare.ok;
+          }
+        } catch (const std::exception& e) {
+          c.status = runtime::Status::Exception;
+          c.message = e.what();
+        }
+        if (!c.passed && v.passed) {
+          v.passed = false;
+          v.failure = case_failure(c);
+        }
+        v.cases.push_back(std::move(c));
+      }
+    }
+    if (options.on_kernel) options.on_kernel(v);
+    report.kernels.push_back(std::move(v));
+  }
+  return report;
+}
+
+}  // namespace kaudit::oracle

@@ -1,0 +1,57 @@
+// The verification gate: every corpus kernel against the float64 reference over the task's gate
+// recipes (oracle/recipes.h: uniform, normal, negative, large and tiny magnitudes, odd shapes), at
+// the tight gate tolerance (oracle/compare.h). A kernel that does not build, crashes, or misses on
+// any recipe fails, with the recipe and the worst element named. Kernels run isolated
+// (runtime/worker.h): one bad kernel never stops the others.
+#pragma once
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "corpus/corpus.h"
+#include "oracle/compare.h"
+#include "runtime/worker.h"
+
+namespace kaudit::oracle {
+
+struct GateCase {
+  std::string recipe;
+  corpus::Assignment dims;
+  runtime::Status status = runtime::Status::Ok;
+  std::string message;  // the worker's message when status != ok
+  CompareResult compare;
+  bool passed = false;
+  double seconds = 0;
+};
+
+struct KernelVerdict {
+  std::string kernel;  // "<task>/<name>"
+  std::string task;
+  bool passed = false;
+  std::string failure;  // first failure in words: build error, recipe + status or worst element
+  std::vector<GateCase> cases;
+  double build_seconds = 0;
+};
+
+struct GateReport {
+  std::size_t tasks = 0;
+  std::vector<KernelVerdict> kernels;
+  std::size_t passed() const;
+  std::vector<const KernelVerdict*> failed() const;
+};
+
+struct GateOptions {
+  std::filesystem::path cache_dir;
+  std::filesystem::path worker_exe;  // binary with a `worker` subcommand (kaudit)
+  runtime::WorkerLimits limits;
+  std::vector<std::string> only;     // kernel ids to verify; empty: all
+  std::function<void(const KernelVerdict&)> on_kernel;  // progress callback, after each kernel
+};
+
+GateReport run_gate(const corpus::Corpus& corpus, const GateOptions& options);
+
+// Ratio |out - ref| / allowed of the worst element: < 1 passes. For display.
+double error_ratio(const CompareResult& c);
+
+}  // namespace kaudit::oracle

@@ -1,0 +1,269 @@
+#include "recipes.h"
+
+#include <ATen/ATen.h>
+#include <ATen/Parallel.h>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace kaudit::oracle {
+
+using nlohmann::json;
+
+namespace {
+constexpr double kPositiveFloor = 1e-3;
+constexpr double kProbabilityEps = 1e-6;
+constexpr double kTwoPi = 6.283185307179586476925286766559;
+constexpr int64_t kGrain = 1 << 15;  // elements per parallel chunk; results do not depend on it
+
+struct DistName {
+  Distribution d;
+  const char* name;
+};
+constexpr DistName kDistNames[] = {
+    {Distribution::Uniform01, "uniform01"}, {Distribution::UniformSym, "uniform_sym"},
+    {Distribution::Normal, "normal"},       {Distribution::LogUniform, "log_uniform"},
+    {Distribution::Ones, "ones"},           {Distribution::Arange, "arange"},
+};
+}  // namespace
+
+const char* distribution_name(Distribution d) {
+  for (const auto& e : kDistNames)
+    if (e.d == d) return e.name;
+  return "?";
+}
+
+Distribution parse_distribution(std::string_view name) {
+  for (const auto& e : kDistNames)
+    if (name == e.name) return e.d;
+  std::string known;
+  for (const auto& e : kDistNames) known += (known.empty() ? "" : ", ") + std::string(e.name);
+  throw std::invalid_argument("unknown distribution '" + std::string(name) + "' (known: " + known +
+                              ")");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Generator
+
+namespace rng {
+uint64_t splitmix64(uint64_t x) {
+  uint64_t z = x + 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+uint64_t bits(uint64_t seed, uint64_t stream, uint64_t counter) {
+  return splitmix64(splitmix64(splitmix64(seed) ^ stream) ^ counter);
+}
+
+double uniform01(uint64_t seed, uint64_t stream, uint64_t counter) {
+  return static_cast<double>(bits(seed, stream, counter) >> 11) * 0x1.0p-53;
+}
+
+double normal(uint64_t seed, uint64_t stream, uint64_t index) {
+  double u1 = uniform01(seed, stream, 2 * index);
+  double u2 = uniform01(seed, stream, 2 * index + 1);
+  return std::sqrt(-2.0 * std::log(1.0 - u1)) * std::cos(kTwoPi * u2);
+}
+}  // namespace rng
+
+namespace {
+
+double base_value(Distribution d, uint64_t seed, uint64_t stream, uint64_t k) {
+  switch (d) {
+    case Distribution::Uniform01:
+      return rng::uniform01(seed, stream, k);
+    case Distribution::UniformSym:
+      return 2.0 * rng::uniform01(seed, stream, k) - 1.0;
+    case Distribution::Normal:
+      return rng::normal(seed, stream, k);
+    case Distribution::LogUniform: {
+      double mag = std::pow(10.0, 6.0 * rng::uniform01(seed, stream, 2 * k) - 3.0);
+      return rng::uniform01(seed, stream, 2 * k + 1) < 0.5 ? -mag : mag;
+    }
+    case Distribution::Ones:
+      return 1.0;
+    case Distribution::Arange:
+      return static_cast<double>(k);
+  }
+  return 0;
+}
+
+int64_t numel_of(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t s : shape) n *= s;
+  return n;
+}
+
+}  // namespace
+
+std::vector<double> make_values(const corpus::Task& task, const Recipe& r, size_t index,
+                                const corpus::Assignment& dims) {
+  if (index >= task.inputs.size())
+    throw std::out_of_range("task '" + task.name + "' has no input #" + std::to_string(index));
+  const corpus::InputSpec& in = task.inputs[index];
+  const std::vector<int64_t> shape = corpus::shape_of(in, dims);
+  const int64_t n = numel_of(shape);
+  std::vector<double> v(static_cast<size_t>(n));
+  const uint64_t stream = index;
+
+  if (in.domain == corpus::Domain::Index) {
+    auto it = dims.find(in.index_dim);
+    if (it == dims.end())
+      throw std::invalid_argument("input '" + in.name + "': index dim '" + in.index_dim +
+                                  "' not assigned");
+    const double hi = static_cast<double>(it->second);
+    at::parallel_for(0, n, kGrain, [&](int64_t b, int64_t e) {
+      for (int64_t k = b; k < e; ++k)
+        v[k] = std::min(std::floor(rng::uniform01(r.seed, stream, k) * hi), hi - 1);
+    });
+    return v;
+  }
+
+  const bool positive = in.domain == corpus::Domain::Positive;
+  at::parallel_for(0, n, kGrain, [&](int64_t b, int64_t e) {
+    for (int64_t k = b; k < e; ++k) {
+      double x = base_value(r.distribution, r.seed, stream, static_cast<uint64_t>(k));
+      if (r.abs) x = std::fabs(x);
+      x = x * r.scale + r.shift;
+      if (r.negate) x = -x;
+      if (positive) x = std::fabs(x) + kPositiveFloor;
+      v[k] = x;
+    }
+  });
+
+  if (in.domain == corpus::Domain::Probability && !shape.empty() && shape.back() > 0) {
+    const int64_t row = shape.back();
+    at::parallel_for(0, n / row, std::max<int64_t>(1, kGrain / row), [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) {
+        double* p = v.data() + i * row;
+        double mx = *std::max_element(p, p + row);
+        double sum = 0;
+        for (int64_t j = 0; j < row; ++j) sum += (p[j] = std::exp(p[j] - mx));
+        const double denom = 1.0 + static_cast<double>(row) * kProbabilityEps;
+        for (int64_t j = 0; j < row; ++j) p[j] = (p[j] / sum + kProbabilityEps) / denom;
+      }
+    });
+  }
+  return v;
+}
+
+at::ScalarType scalar_type_of(const std::string& dtype) {
+  if (dtype == "float32") return at::kFloat;
+  if (dtype == "float16") return at::kHalf;
+  if (dtype == "int64") return at::kLong;
+  throw std::invalid_argument("unknown dtype '" + dtype + "'");
+}
+
+corpus::Assignment dims_for(const corpus::Task& task, const Recipe& recipe) {
+  return recipe.shape ? corpus::resolve(task, *recipe.shape) : corpus::resolve(task, recipe.preset);
+}
+
+std::vector<at::Tensor> make_inputs(const corpus::Task& task, const Recipe& recipe,
+                                    const corpus::Assignment& dims) {
+  std::vector<at::Tensor> out;
+  out.reserve(task.inputs.size());
+  for (size_t i = 0; i < task.inputs.size(); ++i) {
+    const auto& in = task.inputs[i];
+    std::vector<double> v = make_values(task, recipe, i, dims);
+    const std::vector<int64_t> shape = corpus::shape_of(in, dims);
+    const at::ScalarType st = scalar_type_of(in.dtype);
+    at::Tensor t;
+    if (st == at::kLong) {
+      t = at::empty(shape, at::TensorOptions().dtype(at::kLong));
+      int64_t* p = t.data_ptr<int64_t>();
+      for (size_t k = 0; k < v.size(); ++k) p[k] = static_cast<int64_t>(v[k]);
+    } else {
+      t = at::empty(shape, at::TensorOptions().dtype(at::kDouble));
+      std::copy(v.begin(), v.end(), t.data_ptr<double>());
+      t = t.to(st);  // one rounding, to nearest even
+    }
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+std::vector<at::Tensor> make_inputs(const corpus::Task& task, const Recipe& recipe) {
+  return make_inputs(task, recipe, dims_for(task, recipe));
+}
+
+std::vector<Recipe> gate_recipes(const corpus::Task& task) {
+  // Seeds are fixed constants: the gate must judge a kernel identically on every run.
+  std::vector<Recipe> out;
+  auto add = [&](std::string name, Distribution d, uint64_t seed) -> Recipe& {
+    Recipe r;
+    r.name = std::move(name);
+    r.distribution = d;
+    r.seed = seed;
+    out.push_back(r);
+    return out.back();
+  };
+  add("gate-uniform01", Distribution::Uniform01, 0x6761746501ull);  // what KernelBench draws
+  add("gate-normal", Distribution::Normal, 0x6761746502ull);
+  {
+    Recipe& r = add("gate-negative", Distribution::Uniform01, 0x6761746503ull);  // -(u + 0.1)
+    r.shift = 0.1;
+    r.negate = true;
+  }
+  add("gate-large", Distribution::Normal, 0x6761746504ull).scale = 1000;
+  add("gate-tiny", Distribution::Normal, 0x6761746505ull).scale = 0.01;
+  for (size_t i = 0; i < task.odd_shapes.size(); ++i) {
+    Recipe& r = add("gate-odd-" + std::to_string(i), Distribution::Normal, 0x6761746600ull + i);
+    r.shape = task.odd_shapes[i];
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// JSON
+
+void to_json(json& j, const Recipe& r) {
+  j = json{{"name", r.name},     {"distribution", distribution_name(r.distribution)},
+           {"scale", r.scale},   {"shift", r.shift},
+           {"negate", r.negate}, {"abs", r.abs},
+           {"seed", r.seed}};
+  if (r.shape)
+    j["shape"] = *r.shape;
+  else
+    j["preset"] = r.preset;
+}
+
+void from_json(const json& j, Recipe& r) {
+  if (!j.is_object()) throw std::invalid_argument("a recipe must be a JSON object");
+  static const char* known[] = {"name", "distribution", "scale", "shift", "negate",
+                                "abs",  "seed",         "shape", "preset"};
+  for (const auto& [k, v] : j.items())
+    if (std::find_if(std::begin(known), std::end(known), [&](const char* n) { return k == n; }) ==
+        std::end(known))
+      throw std::invalid_argument("unknown recipe field '" + k +
+                                  "' (known: name, distribution, scale, shift, negate, abs, "
+                                  "seed, shape, preset)");
+  Recipe out;
+  try {
+    if (j.contains("name")) out.name = j.at("name").get<std::string>();
+    if (j.contains("distribution"))
+      out.distribution = parse_distribution(j.at("distribution").get<std::string>());
+    if (j.contains("scale")) out.scale = j.at("scale").get<double>();
+    if (j.contains("shift")) out.shift = j.at("shift").get<double>();
+    if (j.contains("negate")) out.negate = j.at("negate").get<bool>();
+    if (j.contains("abs")) out.abs = j.at("abs").get<bool>();
+    if (j.contains("seed")) {
+      if (!j.at("seed").is_number_integer() ||
+          (j.at("seed").is_number_integer() && !j.at("seed").is_number_unsigned() &&
+           j.at("seed").get<int64_t>() < 0))
+        throw std::invalid_argument("recipe seed must be a non-negative integer");
+      out.seed = j.at("seed").get<uint64_t>();
+    }
+    if (j.contains("shape")) out.shape = j.at("shape").get<corpus::Assignment>();
+    if (j.contains("preset")) out.preset = j.at("preset").get<std::string>();
+  } catch (const json::exception& e) {
+    throw std::invalid_argument(std::string("bad recipe: ") + e.what());
+  }
+  if (j.contains("shape") && j.contains("preset"))
+    throw std::invalid_argument("a recipe has either \"shape\" or \"preset\", not both");
+  r = std::move(out);
+}
+
+}  // namespace kaudit::oracle

@@ -1,0 +1,141 @@
+// kaudit::oracle -- reference implementations: a task's PyTorch Model, exported to TorchScript
+// once and run from C++ through libtorch.
+//
+// Why TorchScript: the reference must be *the* Model of problem.py (not a C++ re-implementation
+// that could itself be wrong), yet the audit loop runs in C++ without a Python interpreter per
+// call. tools/export_reference.py exports the Model (torch.manual_seed(0) before construction,
+// so parameters are deterministic); the .pt is cached by content hash and loaded here.
+//
+// Precision: float64 is the ground truth (the Model converted to double, floating inputs cast
+// to double); float32 is what benchmark oracles compare against.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <ATen/core/Tensor.h>
+
+#include "corpus/corpus.h"
+
+namespace kaudit::oracle {
+
+// Raised for every reference problem: Python or torch missing, export failure, a .pt that does
+// not load, a forward that throws. `file` is the file at fault (problem.py, the export script, the
+// interpreter or the .pt); `stderr_text` is the export script's stderr when there is one.
+class ReferenceError : public std::runtime_error {
+ public:
+  ReferenceError(std::filesystem::path file, const std::string& message,
+                 std::string stderr_text = {})
+      : std::runtime_error(file.string() + ": " + message +
+                           (stderr_text.empty() ? "" : "\n" + stderr_text)),
+        file_(std::move(file)),
+        stderr_(std::move(stderr_text)) {}
+  const std::filesystem::path& file() const { return file_; }
+  const std::string& stderr_text() const { return stderr_; }
+
+ private:
+  std::filesystem::path file_;
+  std::string stderr_;
+};
+
+// A loaded reference Model. Cheap to copy (shared state); forward() may be called from several
+// threads at once.
+class Reference {
+ public:
+  Reference() = default;
+
+  // Runs Model.forward. `precision` is at::kDouble (ground truth: a float64 copy of the Model,
+  // floating inputs cast to double) or at::kFloat (the Model as exported, floating inputs cast to
+  // float32). Integer inputs are passed unchanged. The outputs are normalised to a flat vector:
+  // a tuple or list gives one tensor per element, a Python number a 0-dim tensor.
+  std::vector<at::Tensor> forward(const std::vector<at::Tensor>& inputs,
+                                  at::ScalarType precision) const;
+
+  // A parameter or buffer of the Model as exported (float32 for floating tensors), by its
+  // named_parameters()/named_buffers() name, e.g. "linear.weight". Throws ReferenceError if absent.
+  at::Tensor parameter(const std::string& name) const;
+  bool has_parameter(const std::string& name) const;
+  // Parameter names then buffer names, in module order.
+  const std::vector<std::string>& parameter_names() const;
+
+  const std::string& key() const;                   // the cache key (hex SHA-256)
+  const std::filesystem::path& path() const;        // the .pt file
+  const std::filesystem::path& problem_py() const;  // where it came from
+  // True when load() found the .pt already exported (on disk or in memory).
+  bool was_cached() const;
+
+  explicit operator bool() const { return impl_ != nullptr; }
+
+  struct Impl;
+
+ private:
+  friend class ReferenceStore;
+  std::shared_ptr<Impl> impl_;
+  bool cached_ = false;
+};
+
+// Exports and caches references under <cache_dir>/references/<key>.pt (plus <key>.json with the
+// export script's report, for people). The key is the SHA-256 of the problem.py bytes, the export
+// script bytes, the init values (typed as Python sees them), the example-input shapes used by the
+// trace fallback, and the torch versions (the exporter's Python torch and the linked libtorch).
+// Exports land under a temporary name and are renamed into place, so concurrent threads or
+// processes sharing a cache never see a partial file.
+class ReferenceStore {
+ public:
+  ReferenceStore(std::filesystem::path cache_dir, std::filesystem::path export_script,
+                 std::string python = "/usr/bin/python3");
+
+  // Loads (exporting first if needed) the reference of `task` for Model(*init_values), with
+  // init_values as from corpus::init_values(). Integer-typed init args (dims and integer literals)
+  // are passed to Python as ints, real literals as floats.
+  Reference load(const corpus::Task& task, const std::vector<double>& init_values);
+  // Convenience: load(task, corpus::init_values(task, assignment)).
+  Reference load(const corpus::Task& task, const corpus::Assignment& assignment);
+
+  // The cache key load() would use (runs the torch version probe on first use).
+  std::string cache_key(const corpus::Task& task, const std::vector<double>& init_values);
+
+  // "py:<python torch version>;lib:<libtorch version>". Probed once per store with a cheap
+  // Python call that does not import torch; throws ReferenceError if Python or torch is missing.
+  const std::string& torch_version();
+
+  // How many exports this store ran (tests use it to prove cache hits).
+  int exports_run() const;
+
+  // Wall-clock limit of one export (default 300 s); a problem.py that hangs is killed and
+  // reported as a ReferenceError. 0 disables the limit.
+  void set_export_timeout(double seconds) { export_timeout_s_ = seconds; }
+
+  const std::filesystem::path& cache_dir() const { return cache_dir_; }
+  const std::filesystem::path& export_script() const { return script_; }
+
+ private:
+  const std::string& torch_version_locked();
+  Reference load_uncached(const corpus::Task& task, const std::vector<double>& init_values,
+                          const std::string& key);
+
+  std::filesystem::path cache_dir_;
+  std::filesystem::path script_;
+  std::string python_;
+  std::string torch_version_;
+  std::mutex mu_;  // guards the memo, the in-flight set and the version probe
+  std::condition_variable cv_;
+  std::map<std::string, Reference> memo_;
+  std::set<std::string> inflight_;  // keys being exported/loaded right now
+  std::atomic<int> exports_{0};
+  double export_timeout_s_ = 300;
+};
+
+// Where the export script is in this source tree (set at build time); installations should pass
+// their own path.
+std::filesystem::path default_export_script();
+
+}  // namespace kaudit::oracle

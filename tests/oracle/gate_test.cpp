@@ -1,0 +1,89 @@
+// End-to-end tests of the verification gate on a small fixture corpus (tests/fixtures/gate_corpus):
+// one correct kernel and three broken ones (floor-div grid dropping the tail block, a compile
+// error, a segfault). The gate must pass the first, reject each of the others with the right
+// reason, and keep going after every failure.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "common/process.h"
+#include "corpus/corpus.h"
+#include "oracle/gate.h"
+
+namespace {
+
+const kaudit::oracle::KernelVerdict& find(const kaudit::oracle::GateReport& r, const std::string& id) {
+  for (const auto& v : r.kernels)
+    if (v.kernel == id) return v;
+  throw std::runtime_error("no verdict for " + id);
+}
+
+class GateFixture : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    auto loaded = kaudit::corpus::load_corpus(KAUDIT_GATE_CORPUS);
+    ASSERT_TRUE(loaded.ok());
+    kaudit::oracle::GateOptions opts;
+    opts.cache_dir = KAUDIT_TEST_CACHE;
+    opts.worker_exe = KAUDIT_EXE;
+    report_ = new kaudit::oracle::GateReport(kaudit::oracle::run_gate(loaded.corpus, opts));
+  }
+  static void TearDownTestSuite() { delete report_; }
+  static kaudit::oracle::GateReport* report_;
+};
+kaudit::oracle::GateReport* GateFixture::report_ = nullptr;
+
+TEST_F(GateFixture, PassesTheCorrectKernelOnEveryRecipe) {
+  const auto& v = find(*report_, "twice/correct");
+  EXPECT_TRUE(v.passed) << v.failure;
+  EXPECT_GE(v.cases.size(), 7u);  // five distributions and two odd shapes
+  for (const auto& c : v.cases) EXPECT_TRUE(c.passed) << c.recipe;
+}
+
+TEST_F(GateFixture, RejectsADroppedTailBlockOnTheOddShape) {
+  const auto& v = find(*report_, "twice/tail_dropped");
+  EXPECT_FALSE(v.passed);
+  // N=1024 is a multiple of 256: the fault is invisible there and shows on N=1000.
+  EXPECT_TRUE(v.cases.at(0).passed);
+  EXPECT_NE(v.failure.find("gate-odd-0"), std::string::npos) << v.failure;
+  EXPECT_NE(v.failure.find("N=1000"), std::string::npos) << v.failure;
+  EXPECT_NE(v.failure.find("index 768"), std::string::npos) << v.failure;  // first element of the dropped block
+}
+
+TEST_F(GateFixture, RejectsAKernelThatDoesNotBuildWithTheCompilerMessage) {
+  const auto& v = find(*report_, "twice/no_build");
+  EXPECT_FALSE(v.passed);
+  EXPECT_NE(v.failure.find("no_build.cu:4"), std::string::npos) << v.failure;
+  EXPECT_NE(v.failure.find("undeclared"), std::string::npos) << v.failure;
+}
+
+TEST_F(GateFixture, ACrashIsAVerdictAndTheNextKernelStillRuns) {
+  const auto& v = find(*report_, "twice/segfault");
+  EXPECT_FALSE(v.passed);
+  EXPECT_EQ(v.cases.at(0).status, kaudit::runtime::Status::Crash);
+  EXPECT_TRUE(find(*report_, "twice/correct").passed);  // verified in the same run
+  EXPECT_EQ(report_->kernels.size(), 4u);
+  EXPECT_EQ(report_->passed(), 1u);
+}
+
+TEST(VerifyCommand, JsonReportAndExitCode) {
+  auto r = kaudit::run_process({KAUDIT_EXE, "verify", KAUDIT_GATE_CORPUS, "--json", "--cache", KAUDIT_TEST_CACHE,
+                                "--kernel", "twice/correct", "--kernel", "twice/tail_dropped"},
+                               600);
+  ASSERT_TRUE(r.started) << r.spawn_error;
+  EXPECT_EQ(r.exit_code, 1) << r.err;  // one kernel fails
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["tasks"], 1);
+  EXPECT_EQ(j["kernels"], 2);
+  EXPECT_EQ(j["passed"], 1);
+  ASSERT_EQ(j["failed"].size(), 1u);
+  EXPECT_EQ(j["failed"][0]["kernel"], "twice/tail_dropped");
+}
+
+TEST(VerifyCommand, UnknownKernelIsAUsageError) {
+  auto r = kaudit::run_process({KAUDIT_EXE, "verify", KAUDIT_GATE_CORPUS, "--kernel", "twice/nope"}, 60);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("no kernel 'twice/nope'"), std::string::npos) << r.err;
+}
+
+}  // namespace

@@ -1,0 +1,13 @@
+#include "tools/cli_common.h"
+
+#include <cstdlib>
+
+namespace kaudit::cli {
+std::filesystem::path default_cache_dir() {
+  if (const char* c = std::getenv("KAUDIT_CACHE"); c && *c) return c;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::filesystem::path(x) / "kaudit";
+  if (const char* h = std::getenv("HOME"); h && *h) return std::filesystem::path(h) / ".cache" / "kaudit";
+  return std::filesystem::temp_directory_path() / "kaudit-cache";
+}
+std::filesystem::path builtin_corpus_dir() { return KAUDIT_BUILTIN_CORPUS; }
+}  // namespace kaudit::cli

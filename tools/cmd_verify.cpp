@@ -1,0 +1,143 @@
+// kaudit verify [PATH] [--json] [--kernel TASK/NAME]... : the verification gate.
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "corpus/corpus.h"
+#include "oracle/gate.h"
+#include "oracle/recipes.h"
+#include "runtime/worker.h"
+#include "tools/cli.h"
+#include "tools/cli_common.h"
+
+namespace kaudit::cli {
+namespace {
+
+const char* kHelp =
+    "usage: kaudit verify [PATH] [--json] [--kernel TASK/NAME]... [--timeout SECONDS] [--cache DIR]\n\n"
+    "Runs the verification gate: every kernel of the corpus at PATH (default: the built-in corpus)\n"
+    "against the task's float64 reference on the gate recipes (uniform [0,1), normal, negative,\n"
+    "large and tiny magnitudes, and the task's odd shapes), on the CPU backend, each run isolated\n"
+    "in a worker process. A kernel passes when every output element satisfies\n"
+    "  |out - ref| <= rtol*|ref| + atol*max|ref|\n"
+    "with rtol/atol 1e-4/1e-5 for float32 outputs, 2e-3/1e-3 for float16, exact for integers\n"
+    "(a task's task.json may override them, with a reason in its notes).\n\n"
+    "The table shows, per kernel and recipe, the worst element's error as a fraction of what the\n"
+    "tolerance allows (below 1 passes). Exit status: 0 when every kernel passes, 1 when one fails\n"
+    "or the corpus has errors (each is named with its file and line), 2 on a usage error.\n\n"
+    "  --json          print {\"tasks\", \"kernels\", \"passed\", \"failed\": [...], \"results\": [...]}\n"
+    "  --kernel ID     verify only this kernel (repeatable)\n"
+    "  --timeout S     wall-clock limit per kernel run (default 60)\n"
+    "  --cache DIR     cache for references and kernel builds (default $KAUDIT_CACHE or ~/.cache/kaudit)\n";
+
+std::string ratio_cell(const oracle::GateCase& c) {
+  if (c.status != runtime::Status::Ok) return runtime::to_string(c.status);
+  if (!c.passed) return "FAIL";
+  const double r = oracle::error_ratio(c.compare);
+  char buf[32];
+  if (r == 0) std::snprintf(buf, sizeof buf, "exact");
+  else std::snprintf(buf, sizeof buf, "%.2g", r);
+  return buf;
+}
+
+nlohmann::json case_json(const oracle::GateCase& c) {
+  nlohmann::json j = {{"recipe", c.recipe}, {"dims", c.dims}, {"status", runtime::to_string(c.status)},
+                      {"passed", c.passed}, {"seconds", c.seconds}};
+  if (c.status != runtime::Status::Ok) j["message"] = c.message;
+  else
+    j["worst"] = {{"index", c.compare.worst_index}, {"output", c.compare.output}, {"got", c.compare.got},
+                  {"expected", c.compare.expected}, {"abs_err", c.compare.abs_err},
+                  {"allowed", c.compare.allowed}, {"mismatches", c.compare.mismatches},
+                  {"reason", c.compare.reason}};
+  return j;
+}
+
+}  // namespace
+
+int verify_command(const std::vector<std::string>& args) {
+  std::filesystem::path root = builtin_corpus_dir(), cache = default_cache_dir();
+  bool json_out = false;
+  oracle::GateOptions opts;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    auto value = [&](const char* flag) -> std::string {
+      if (i + 1 >= args.size()) throw std::invalid_argument(std::string(flag) + " needs a value");
+      return args[++i];
+    };
+    try {
+      if (a == "--help" || a == "-h") { std::fputs(kHelp, stdout); return 0; }
+      else if (a == "--json") json_out = true;
+      else if (a == "--kernel") opts.only.push_back(value("--kernel"));
+      else if (a == "--timeout") opts.limits.timeout_seconds = std::stod(value("--timeout"));
+      else if (a == "--cache") cache = value("--cache");
+      else if (!a.empty() && a[0] == '-') throw std::invalid_argument("unknown option " + a);
+      else root = a;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "kaudit verify: %s\n%s", e.what(), kHelp);
+      return 2;
+    }
+  }
+  if (!std::filesystem::is_directory(root)) {
+    std::fprintf(stderr, "kaudit verify: %s: no such corpus directory (expected tasks/ and kernels/ inside)\n",
+                 root.c_str());
+    return 2;
+  }
+  corpus::LoadResult loaded = corpus::load_corpus(root);
+  for (const auto& d : loaded.diagnostics) std::fprintf(stderr, "%s\n", d.to_string().c_str());
+  for (const auto& id : opts.only)
+    if (!loaded.corpus.find_kernel(id)) {
+      std::fprintf(stderr, "kaudit verify: no kernel '%s' in %s (ids are TASK/NAME)\n", id.c_str(), root.c_str());
+      return 2;
+    }
+  opts.cache_dir = cache;
+  opts.worker_exe = runtime::self_executable();
+  if (!json_out) {
+    std::printf("kaudit verify: %zu tasks, %zu kernels from %s (CPU backend, shapes: task presets 'small' "
+                "and odd shapes)\n",
+                loaded.corpus.tasks.size(), loaded.corpus.kernels.size(), root.c_str());
+    std::printf("cell: worst |out-ref| as a fraction of the allowed error (<1 passes)\n\n");
+    std::fflush(stdout);
+    // Columns: the gate recipes in their fixed order (the task with most odd shapes sets the width).
+    const corpus::Task* widest = nullptr;
+    for (const auto& t : loaded.corpus.tasks)
+      if (!widest || t.odd_shapes.size() > widest->odd_shapes.size()) widest = &t;
+    std::printf("%-40s %-6s", "kernel", "result");
+    if (widest)
+      for (const auto& r : oracle::gate_recipes(*widest))
+        std::printf(" %-9.9s", r.name.substr(r.name.rfind("gate-", 0) == 0 ? 5 : 0).c_str());
+    std::printf("\n");
+    opts.on_kernel = [&](const oracle::KernelVerdict& v) {
+      std::printf("%-40s %-6s", v.kernel.c_str(), v.passed ? "pass" : "FAIL");
+      for (const auto& c : v.cases) std::printf(" %-9s", ratio_cell(c).c_str());
+      std::printf("\n");
+      std::fflush(stdout);
+    };
+  }
+  const oracle::GateReport report = oracle::run_gate(loaded.corpus, opts);
+  const auto failed = report.failed();
+  if (json_out) {
+    nlohmann::json j = {{"backend", "cpu"}, {"tasks", report.tasks}, {"kernels", report.kernels.size()},
+                        {"passed", report.passed()}, {"corpus_errors", loaded.diagnostics.size()}};
+    nlohmann::json f = nlohmann::json::array(), results = nlohmann::json::array();
+    for (const auto* v : failed) f.push_back({{"kernel", v->kernel}, {"reason", v->failure}});
+    for (const auto& v : report.kernels) {
+      nlohmann::json cases = nlohmann::json::array();
+      for (const auto& c : v.cases) cases.push_back(case_json(c));
+      results.push_back({{"kernel", v.kernel}, {"passed", v.passed}, {"cases", cases}});
+    }
+    j["failed"] = f;
+    j["results"] = results;
+    std::cout << j.dump(2) << "\n";
+  } else {
+    std::printf("\n%zu/%zu kernels passed the gate (%zu tasks)\n", report.passed(), report.kernels.size(),
+                report.tasks);
+    for (const auto* v : failed) std::printf("FAILED %s: %s\n", v->kernel.c_str(), v->failure.c_str());
+    if (!loaded.diagnostics.empty())
+      std::printf("%zu corpus file(s) could not be loaded (see the errors above)\n", loaded.diagnostics.size());
+  }
+  return failed.empty() && loaded.diagnostics.empty() ? 0 : 1;
+}
+
+}  // namespace kaudit::cli

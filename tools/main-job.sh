@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# README command (a): set up, build, and run the main job on the built-in corpus with the CPU
+# backend. Extra arguments go to the kaudit command (e.g. --json).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash tools/build.sh
+exec ./build/tools/kaudit verify corpus "$@"
