@@ -62,8 +62,17 @@ TEST_F(GateFixture, ACrashIsAVerdictAndTheNextKernelStillRuns) {
   EXPECT_FALSE(v.passed);
   EXPECT_EQ(v.cases.at(0).status, kaudit::runtime::Status::Crash);
   EXPECT_TRUE(find(*report_, "twice/correct").passed);  // verified in the same run
-  EXPECT_EQ(report_->kernels.size(), 4u);
+  EXPECT_EQ(report_->kernels.size(), 5u);
   EXPECT_EQ(report_->passed(), 1u);
+}
+
+TEST_F(GateFixture, AFailingReferenceExportNamesProblemPyAndTheLine) {
+  const auto& v = find(*report_, "broken_model/copy");
+  EXPECT_FALSE(v.passed);
+  EXPECT_EQ(v.cases.size(), 1u);  // no point in trying the other recipes
+  EXPECT_NE(v.failure.find("reference export failed"), std::string::npos) << v.failure;
+  EXPECT_NE(v.failure.find("problem.py:10"), std::string::npos) << v.failure;
+  EXPECT_NE(v.failure.find("broken on purpose"), std::string::npos) << v.failure;
 }
 
 TEST(VerifyCommand, JsonReportAndExitCode) {
@@ -73,7 +82,7 @@ TEST(VerifyCommand, JsonReportAndExitCode) {
   ASSERT_TRUE(r.started) << r.spawn_error;
   EXPECT_EQ(r.exit_code, 1) << r.err;  // one kernel fails
   auto j = nlohmann::json::parse(r.out);
-  EXPECT_EQ(j["tasks"], 1);
+  EXPECT_EQ(j["tasks"], 1);  // only the task of the selected kernels
   EXPECT_EQ(j["kernels"], 2);
   EXPECT_EQ(j["passed"], 1);
   ASSERT_EQ(j["failed"].size(), 1u);
