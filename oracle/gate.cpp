@@ -5,6 +5,7 @@
 #include <map>
 #include <sstream>
 
+#include "oracle/judge.h"
 #include "oracle/recipes.h"
 #include "oracle/reference.h"
 #include "runtime/cpu/compile.h"
@@ -20,30 +21,6 @@ std::string describe_dims(const corpus::Assignment& dims) {
     first = false;
   }
   return os.str();
-}
-
-// The entry function's arguments for one input set, per the kernel's binding.
-std::vector<runtime::EntryArg> bind_args(const corpus::Task& task, const corpus::Kernel& kernel,
-                                         const std::vector<at::Tensor>& inputs, const corpus::Assignment& dims,
-                                         const Reference& reference) {
-  std::vector<runtime::EntryArg> args;
-  for (const auto& a : kernel.args) {
-    if (auto* in = std::get_if<corpus::InputRef>(&a)) {
-      for (std::size_t i = 0; i < task.inputs.size(); ++i)
-        if (task.inputs[i].name == in->name) args.push_back(runtime::EntryArg::of(inputs[i].clone()));
-    } else if (auto* p = std::get_if<corpus::ParamRef>(&a)) {
-      args.push_back(runtime::EntryArg::of(reference.parameter(p->name)));
-    } else if (auto* d = std::get_if<corpus::DimRef>(&a)) {
-      args.push_back(runtime::EntryArg::of_int(dims.at(d->name)));
-    } else if (auto* i = std::get_if<int64_t>(&a)) {
-      args.push_back(runtime::EntryArg::of_int(*i));
-    } else if (auto* x = std::get_if<double>(&a)) {
-      args.push_back(runtime::EntryArg::of_double(*x));
-    } else if (auto* b = std::get_if<bool>(&a)) {
-      args.push_back(runtime::EntryArg::of_bool(*b));
-    }
-  }
-  return args;
 }
 
 std::string case_failure(const GateCase& c) {
@@ -79,6 +56,16 @@ double error_ratio(const CompareResult& c) {
   return c.abs_err > 0 ? std::numeric_limits<double>::infinity() : 0.0;
 }
 
+std::vector<cpu::CpuBuild> build_kernels(const std::vector<const corpus::Kernel*>& kernels,
+                                         const std::filesystem::path& cache_dir) {
+  cpu::CpuCompiler compiler(cache_dir);
+  std::vector<cpu::CpuBuild> builds(kernels.size());
+  tbb::parallel_for(std::size_t(0), kernels.size(), [&](std::size_t i) {
+    builds[i] = compiler.build(kernels[i]->source, kernels[i]->cu_path.string(), kernels[i]->entry);
+  });
+  return builds;
+}
+
 GateReport run_gate(const corpus::Corpus& corpus, const GateOptions& options) {
   GateReport report;
   std::vector<const corpus::Kernel*> kernels;
@@ -89,12 +76,7 @@ GateReport run_gate(const corpus::Corpus& corpus, const GateOptions& options) {
   for (const auto* k : kernels) tasks_seen[k->task] = true;
   report.tasks = tasks_seen.size();
 
-  // Build every kernel first, two compilers at a time (cached builds cost nothing).
-  cpu::CpuCompiler compiler(options.cache_dir);
-  std::vector<cpu::CpuBuild> builds(kernels.size());
-  tbb::parallel_for(std::size_t(0), kernels.size(), [&](std::size_t i) {
-    builds[i] = compiler.build(kernels[i]->source, kernels[i]->cu_path.string(), kernels[i]->entry);
-  });
+  const std::vector<cpu::CpuBuild> builds = build_kernels(kernels, options.cache_dir);
 
   ReferenceStore references(options.cache_dir, default_export_script());
   runtime::IsolatedRunner runner(options.worker_exe, options.limits);
@@ -119,7 +101,7 @@ GateReport run_gate(const corpus::Corpus& corpus, const GateOptions& options) {
           const std::vector<at::Tensor> ref64 = reference.forward(inputs, at::kDouble);
           runtime::RunRequest req;
           req.library = builds[ki].library;
-          req.args = bind_args(task, kernel, inputs, c.dims, reference);
+          req.args = bind_entry_args(task, kernel, inputs, c.dims, reference);
           const runtime::RunResult r = runner.run(req);
           c.status = r.status;
           c.message = r.message;

@@ -11,6 +11,7 @@
 
 #include "corpus/corpus.h"
 #include "oracle/compare.h"
+#include "runtime/cpu/compile.h"
 #include "runtime/worker.h"
 
 namespace kaudit::oracle {
@@ -50,6 +51,10 @@ struct GateOptions {
 };
 
 GateReport run_gate(const corpus::Corpus& corpus, const GateOptions& options);
+
+// Builds kernels for the CPU backend, two compilers at a time (cached builds cost nothing).
+std::vector<cpu::CpuBuild> build_kernels(const std::vector<const corpus::Kernel*>& kernels,
+                                         const std::filesystem::path& cache_dir);
 
 // Ratio |out - ref| / allowed of the worst element: < 1 passes. For display.
 double error_ratio(const CompareResult& c);

@@ -158,7 +158,21 @@ at::ScalarType scalar_type_of(const std::string& dtype) {
 }
 
 corpus::Assignment dims_for(const corpus::Task& task, const Recipe& recipe) {
-  return recipe.shape ? corpus::resolve(task, *recipe.shape) : corpus::resolve(task, recipe.preset);
+  if (recipe.shape) return corpus::resolve(task, *recipe.shape);
+  if (recipe.preset.rfind("odd:", 0) == 0) {  // the task's i-th odd shape (oracle specs use these)
+    const std::string idx = recipe.preset.substr(4);
+    std::size_t i = 0;
+    try {
+      i = std::stoul(idx);
+    } catch (const std::exception&) {
+      throw std::invalid_argument("recipe preset '" + recipe.preset + "': expected odd:<index>");
+    }
+    if (i >= task.odd_shapes.size())
+      throw std::invalid_argument("recipe preset '" + recipe.preset + "': task '" + task.name + "' has only " +
+                                  std::to_string(task.odd_shapes.size()) + " odd shapes");
+    return corpus::resolve(task, task.odd_shapes[i]);
+  }
+  return corpus::resolve(task, recipe.preset);
 }
 
 std::vector<at::Tensor> make_inputs(const corpus::Task& task, const Recipe& recipe,

@@ -58,7 +58,8 @@ struct Recipe {
   bool negate = false;
   bool abs = false;
   uint64_t seed = 0;
-  // An explicit dim assignment; when absent the named preset of the task is used.
+  // An explicit dim assignment; when absent the named preset of the task is used, or with
+  // "odd:<i>" the task's i-th odd shape (task.json "odd_shapes").
   std::optional<corpus::Assignment> shape;
   std::string preset = "small";
 };

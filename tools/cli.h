@@ -3,7 +3,12 @@
 #include <string>
 #include <vector>
 
+#include "oracle/spec.h"
+
 namespace kaudit::cli {
 int worker_command(const std::vector<std::string>& args);
 int verify_command(const std::vector<std::string>& args);
+int check_command(const std::vector<std::string>& args);
+// Oracle specs by built-in name (suites/NAME.json) or file path; all built-ins when empty.
+std::vector<oracle::OracleSpec> resolve_oracles(const std::vector<std::string>& names);
 }  // namespace kaudit::cli

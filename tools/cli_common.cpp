@@ -10,4 +10,5 @@ std::filesystem::path default_cache_dir() {
   return std::filesystem::temp_directory_path() / "kaudit-cache";
 }
 std::filesystem::path builtin_corpus_dir() { return KAUDIT_BUILTIN_CORPUS; }
+std::filesystem::path builtin_suites_dir() { return KAUDIT_BUILTIN_SUITES; }
 }  // namespace kaudit::cli

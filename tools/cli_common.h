@@ -8,4 +8,6 @@ namespace kaudit::cli {
 std::filesystem::path default_cache_dir();
 // The corpus/ folder of this source tree.
 std::filesystem::path builtin_corpus_dir();
+// The suites/ folder of this source tree (built-in oracle specs).
+std::filesystem::path builtin_suites_dir();
 }  // namespace kaudit::cli

@@ -96,3 +96,30 @@ TEST(VerifyCommand, UnknownKernelIsAUsageError) {
 }
 
 }  // namespace
+
+namespace {
+TEST(CheckCommand, EveryBuiltInOracleAcceptsACorrectExactKernel) {
+  auto r = kaudit::run_process({KAUDIT_EXE, "check", KAUDIT_GATE_CORPUS, "--json", "--cache", KAUDIT_TEST_CACHE,
+                                "--kernel", "twice/correct", "--kernel", "twice/tail_dropped"},
+                               600);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["kernels"], 2);
+  ASSERT_EQ(j["false_kills"].size(), 6u);
+  for (const auto& row : j["results"]) {
+    for (const auto& [oracle, cell] : row["oracles"].items()) {
+      // y = 2x is exact in fp32: every oracle accepts it. The floor-div grid only shows on odd
+      // shapes, which only ci-fuzz tries.
+      if (row["kernel"] == "twice/correct" || oracle != "ci-fuzz") EXPECT_EQ(cell, "accept") << row["kernel"] << " " << oracle;
+      else EXPECT_EQ(cell.get<std::string>().rfind("REJECT", 0), 0u) << cell;
+    }
+  }
+}
+
+TEST(CheckCommand, UnknownOracleNamesTheBuiltIns) {
+  auto r = kaudit::run_process({KAUDIT_EXE, "check", KAUDIT_GATE_CORPUS, "--oracle", "kernelbench-v7"}, 60);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("no built-in oracle 'kernelbench-v7'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("gym-v9"), std::string::npos) << r.err;
+}
+}  // namespace

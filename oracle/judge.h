@@ -1,0 +1,50 @@
+// Running an oracle spec (oracle/spec.h) on one kernel variant: generate each trial's inputs, run
+// the reference at the spec's precision and the kernel in an isolated worker, apply the spec's
+// comparator. A kernel is accepted when every trial passes; a crash, timeout, divergence, launch
+// error or wrapper exception rejects it like a mismatch would.
+#pragma once
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "corpus/corpus.h"
+#include "oracle/reference.h"
+#include "oracle/spec.h"
+#include "runtime/worker.h"
+
+namespace kaudit::oracle {
+
+struct TrialOutcome {
+  std::string trial;
+  corpus::Assignment dims;
+  runtime::Status status = runtime::Status::Ok;
+  std::string message;  // worker message, or why the trial could not run
+  CompareResult compare;
+  bool passed = false;
+};
+
+struct OracleVerdict {
+  bool accepted = true;
+  std::vector<TrialOutcome> trials;
+  const TrialOutcome* first_failure() const;
+};
+
+// The entry function's arguments for one input set, per the kernel's binding (docs/CORPUS.md):
+// task inputs (cloned: kernels may write to them), Model parameters, dims and literals.
+std::vector<runtime::EntryArg> bind_entry_args(const corpus::Task& task, const corpus::Kernel& kernel,
+                                               const std::vector<at::Tensor>& inputs,
+                                               const corpus::Assignment& dims, const Reference& reference);
+
+class Judge {
+ public:
+  Judge(ReferenceStore& references, runtime::IsolatedRunner& runner) : references_(references), runner_(runner) {}
+  // `library`: the kernel variant built by cpu::CpuCompiler; `kernel` gives its binding.
+  OracleVerdict judge(const OracleSpec& spec, const corpus::Task& task, const corpus::Kernel& kernel,
+                      const std::filesystem::path& library);
+
+ private:
+  ReferenceStore& references_;
+  runtime::IsolatedRunner& runner_;
+};
+
+}  // namespace kaudit::oracle

@@ -1,0 +1,213 @@
+#include "oracle/spec.h"
+
+#include <ATen/ATen.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "corpus/corpus.h"
+#include "corpus/json_locator.h"
+
+namespace kaudit::oracle {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+SpecError::SpecError(fs::path file, int line, std::string field, const std::string& message)
+    : std::runtime_error(file.string() + ":" + std::to_string(line) + ": " +
+                         (field.empty() ? std::string() : "field '" + field + "': ") + message),
+      file_(std::move(file)),
+      line_(line),
+      field_(std::move(field)) {}
+
+const char* comparator_name(ComparatorKind k) {
+  switch (k) {
+    case ComparatorKind::Allclose: return "allclose";
+    case ComparatorKind::Absolute: return "absolute";
+    case ComparatorKind::MagnitudeScaled: return "magnitude-scaled";
+  }
+  return "?";
+}
+const char* precision_name(ReferencePrecision p) { return p == ReferencePrecision::Fp64 ? "fp64" : "fp32"; }
+
+namespace {
+
+// Reports errors at the line of a JSON pointer; `field` is the dotted spelling users read.
+struct Checker {
+  const fs::path& file;
+  const std::string& text;
+  corpus::detail::JsonLocator loc{text};
+
+  [[noreturn]] void fail(const std::string& pointer, const std::string& field, const std::string& msg) const {
+    const auto [line, col] = corpus::line_column(text, loc.key_offset(pointer));
+    (void)col;
+    throw SpecError(file, line, field, msg);
+  }
+  void known_fields(const json& j, const std::string& pointer, const std::string& prefix,
+                    std::initializer_list<const char*> known) const {
+    for (const auto& [k, v] : j.items()) {
+      if (std::none_of(known.begin(), known.end(), [&](const char* n) { return k == n; })) {
+        std::string list;
+        for (const char* n : known) list += (list.empty() ? "" : ", ") + std::string(n);
+        fail(corpus::detail::JsonLocator::child(pointer, k), prefix + k, "unknown field (known: " + list + ")");
+      }
+    }
+  }
+  double tolerance(const json& c, const char* key) const {
+    if (!c.contains(key)) return 0;
+    const std::string ptr = "/comparator/" + std::string(key), field = "comparator." + std::string(key);
+    if (!c.at(key).is_number()) fail(ptr, field, "must be a number");
+    const double v = c.at(key).get<double>();
+    if (!std::isfinite(v) || v < 0) fail(ptr, field, "must be a finite number >= 0");
+    if (v > 1) fail(ptr, field, "a tolerance above 1 accepts almost anything; use a value in [0, 1]");
+    return v;
+  }
+};
+
+}  // namespace
+
+OracleSpec parse_spec(const std::string& text, const fs::path& file) {
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::parse_error& e) {
+    const auto [line, col] = corpus::line_column(text, e.byte > 0 ? e.byte - 1 : 0);
+    (void)col;
+    throw SpecError(file, line, "", std::string("malformed JSON: ") + e.what());
+  }
+  Checker ck{file, text};
+  if (!j.is_object()) ck.fail("", "", "a spec is a JSON object");
+  ck.known_fields(j, "", "", {"name", "description", "source", "shape_preset", "reference", "comparator", "trials"});
+  OracleSpec s;
+  s.file = file;
+  auto str = [&](const char* key, bool required) -> std::string {
+    if (!j.contains(key)) {
+      if (required) ck.fail("", key, "is required");
+      return {};
+    }
+    if (!j.at(key).is_string()) ck.fail("/" + std::string(key), key, "must be a string");
+    return j.at(key).get<std::string>();
+  };
+  s.name = str("name", true);
+  static const std::regex name_re("[a-z0-9][a-z0-9.-]*");
+  if (!std::regex_match(s.name, name_re)) ck.fail("/name", "name", "use lower-case letters, digits, '.' and '-'");
+  s.description = str("description", true);
+  s.source = str("source", false);
+  if (j.contains("shape_preset")) s.shape_preset = str("shape_preset", false);
+  if (j.contains("reference")) {
+    const std::string r = str("reference", false);
+    if (r == "fp32") s.reference = ReferencePrecision::Fp32;
+    else if (r == "fp64") s.reference = ReferencePrecision::Fp64;
+    else ck.fail("/reference", "reference", "must be \"fp32\" or \"fp64\", not \"" + r + "\"");
+  }
+  if (!j.contains("comparator") || !j.at("comparator").is_object()) ck.fail("/comparator", "comparator", "is required (an object)");
+  const json& c = j.at("comparator");
+  ck.known_fields(c, "/comparator", "comparator.", {"kind", "rtol", "atol", "equal_nan"});
+  if (!c.contains("kind") || !c.at("kind").is_string()) ck.fail("/comparator", "comparator.kind", "is required");
+  const std::string kind = c.at("kind").get<std::string>();
+  if (kind == "allclose") s.comparator.kind = ComparatorKind::Allclose;
+  else if (kind == "absolute") s.comparator.kind = ComparatorKind::Absolute;
+  else if (kind == "magnitude-scaled") s.comparator.kind = ComparatorKind::MagnitudeScaled;
+  else ck.fail("/comparator/kind", "comparator.kind", "must be allclose, absolute or magnitude-scaled, not \"" + kind + "\"");
+  s.comparator.rtol = ck.tolerance(c, "rtol");
+  s.comparator.atol = ck.tolerance(c, "atol");
+  if (c.contains("equal_nan")) {
+    if (!c.at("equal_nan").is_boolean()) ck.fail("/comparator/equal_nan", "comparator.equal_nan", "must be true or false");
+    s.comparator.equal_nan = c.at("equal_nan").get<bool>();
+  }
+  if (s.comparator.kind == ComparatorKind::Absolute && s.comparator.rtol != 0)
+    ck.fail("/comparator/rtol", "comparator.rtol", "an absolute comparator has no rtol");
+  if (s.comparator.atol == 0 && s.comparator.rtol == 0)
+    ck.fail("/comparator", "comparator", "rtol and atol are both 0: only bit-exact outputs would pass");
+  if (!j.contains("trials") || !j.at("trials").is_array() || j.at("trials").empty())
+    ck.fail("/trials", "trials", "is required: a non-empty list of input recipes");
+  std::size_t i = 0;
+  for (const json& t : j.at("trials")) {
+    const std::string ptr = "/trials/" + std::to_string(i), field = "trials[" + std::to_string(i) + "]";
+    try {
+      Recipe r = t.get<Recipe>();
+      if (!t.contains("preset") && !t.contains("shape")) r.preset = s.shape_preset;
+      if (r.name.empty()) r.name = s.name + "-trial-" + std::to_string(i);
+      if (r.preset.rfind("odd:", 0) == 0) {
+        try {
+          (void)std::stoul(r.preset.substr(4));
+        } catch (const std::exception&) {
+          ck.fail(ptr + "/preset", field + ".preset", "expected \"odd:<index>\"");
+        }
+      }
+      s.trials.push_back(std::move(r));
+    } catch (const SpecError&) {
+      throw;
+    } catch (const std::exception& e) {
+      ck.fail(ptr, field, e.what());
+    }
+    ++i;
+  }
+  return s;
+}
+
+OracleSpec load_spec(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw SpecError(file, 0, "", "cannot read the file (does it exist?)");
+  std::ostringstream os;
+  os << in.rdbuf();
+  return parse_spec(os.str(), file);
+}
+
+std::vector<OracleSpec> load_specs(const fs::path& dir) {
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  std::vector<OracleSpec> out;
+  for (const auto& f : files) out.push_back(load_spec(f));
+  return out;
+}
+
+json spec_to_json(const OracleSpec& s) {
+  json trials = json::array();
+  for (const auto& t : s.trials) trials.push_back(t);
+  return {{"name", s.name}, {"description", s.description}, {"source", s.source},
+          {"shape_preset", s.shape_preset}, {"reference", precision_name(s.reference)},
+          {"comparator", {{"kind", comparator_name(s.comparator.kind)}, {"rtol", s.comparator.rtol},
+                          {"atol", s.comparator.atol}, {"equal_nan", s.comparator.equal_nan}}},
+          {"trials", trials}};
+}
+
+CompareResult apply_comparator(const Comparator& c, const std::vector<at::Tensor>& out,
+                               const std::vector<at::Tensor>& ref) {
+  if (out.size() != ref.size()) {
+    CompareResult r;
+    r.ok = false;
+    r.reason = "the kernel returned " + std::to_string(out.size()) + " outputs, the reference " + std::to_string(ref.size());
+    return r;
+  }
+  CompareResult last;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (out[i].sizes() != ref[i].sizes()) {  // torch.allclose would broadcast; oracles check shapes
+      last = CompareResult{};
+      last.ok = false;
+      last.output = (int)i;
+      std::ostringstream os;
+      os << "shape mismatch: got " << out[i].sizes() << ", expected " << ref[i].sizes();
+      last.reason = os.str();
+      return last;
+    }
+    double atol = c.atol, rtol = c.rtol;
+    if (c.kind == ComparatorKind::Absolute) rtol = 0;
+    if (c.kind == ComparatorKind::MagnitudeScaled && ref[i].numel() > 0) {
+      const at::Tensor r64 = ref[i].to(at::kDouble);
+      const at::Tensor finite = r64.isfinite();
+      const double mx = finite.any().item<bool>() ? r64.masked_select(finite).abs().max().item<double>() : 0.0;
+      atol *= std::max(1.0, mx);
+    }
+    last = compare_allclose(out[i], ref[i].to(out[i].scalar_type()), rtol, atol, c.equal_nan);
+    last.output = (int)i;
+    if (!last.ok) return last;
+  }
+  return last;
+}
+
+}  // namespace kaudit::oracle

@@ -1,0 +1,81 @@
+// Oracle specs: a correctness checker described as data (suites/*.json), so that KernelBench's
+// check, KernelBench-Verified's, an RL gym's hidden cases, CI-style fuzzing and any generated suite
+// are scored the same way. Schema (docs/ORACLES.md):
+//
+//   {
+//     "name": "kernelbench-v0.1",                 required, [a-z0-9.-]+
+//     "description": "...",                       required
+//     "source": "where the definition comes from",
+//     "shape_preset": "small",                    the task preset trials use unless they say
+//                                                 "preset": "odd:<i>" or give a "shape"
+//     "reference": "fp32" | "fp64",               fp64: the float64 reference cast to the output
+//                                                 dtype (CI-style); fp32: the Model in float32
+//     "comparator": {"kind": "allclose" | "absolute" | "magnitude-scaled",
+//                    "rtol": r, "atol": a, "equal_nan": false},
+//     "trials": [recipe, ...]                     oracle/recipes.h JSON form; every trial must pass
+//   }
+//
+// Comparators: allclose |out-ref| <= atol + rtol*|ref| (torch.allclose); absolute |out-ref| <= atol;
+// magnitude-scaled |out-ref| <= rtol*|ref| + atol*max(1, max|ref|). Any shape mismatch fails.
+#pragma once
+#include <ATen/core/Tensor.h>
+
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "oracle/compare.h"
+#include "oracle/recipes.h"
+
+namespace kaudit::oracle {
+
+enum class ComparatorKind { Allclose, Absolute, MagnitudeScaled };
+enum class ReferencePrecision { Fp32, Fp64 };
+
+struct Comparator {
+  ComparatorKind kind = ComparatorKind::Allclose;
+  double rtol = 0;
+  double atol = 0;
+  bool equal_nan = false;
+};
+
+struct OracleSpec {
+  std::string name;
+  std::string description;
+  std::string source;
+  std::string shape_preset = "small";
+  ReferencePrecision reference = ReferencePrecision::Fp32;
+  Comparator comparator;
+  std::vector<Recipe> trials;
+  std::filesystem::path file;  // where it was loaded from (empty for specs built in code)
+};
+
+// A spec file that cannot be used: names the file, the line and the field.
+class SpecError : public std::runtime_error {
+ public:
+  SpecError(std::filesystem::path file, int line, std::string field, const std::string& message);
+  const std::filesystem::path& file() const { return file_; }
+  int line() const { return line_; }
+  const std::string& field() const { return field_; }
+
+ private:
+  std::filesystem::path file_;
+  int line_;
+  std::string field_;
+};
+
+OracleSpec parse_spec(const std::string& text, const std::filesystem::path& file);
+OracleSpec load_spec(const std::filesystem::path& file);
+// Every *.json in `dir`, sorted by name; the first bad file throws.
+std::vector<OracleSpec> load_specs(const std::filesystem::path& dir);
+nlohmann::json spec_to_json(const OracleSpec& spec);
+
+// The comparator applied to every output (a count mismatch fails).
+CompareResult apply_comparator(const Comparator& c, const std::vector<at::Tensor>& out,
+                               const std::vector<at::Tensor>& ref);
+
+const char* comparator_name(ComparatorKind k);
+const char* precision_name(ReferencePrecision p);
+
+}  // namespace kaudit::oracle

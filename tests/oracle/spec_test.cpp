@@ -1,0 +1,127 @@
+// Oracle specs: the built-in ones load, bad ones are rejected naming file, line and field, and the
+// three comparators mean what docs/ORACLES.md says.
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+
+#include "oracle/spec.h"
+
+using namespace kaudit::oracle;
+
+namespace {
+
+TEST(OracleSpecs, BuiltInSpecsLoadWithTheirDefinitions) {
+  auto specs = load_specs(KAUDIT_SUITES_DIR);
+  std::map<std::string, OracleSpec> by_name;
+  for (auto& s : specs) by_name[s.name] = s;
+  for (const char* n : {"kernelbench-v0", "kernelbench-v0.1", "kernelbench", "kernelbench-verified", "gym-v9", "ci-fuzz"})
+    ASSERT_TRUE(by_name.count(n)) << n;
+  const auto& v01 = by_name["kernelbench-v0.1"];
+  EXPECT_EQ(v01.comparator.kind, ComparatorKind::Allclose);
+  EXPECT_DOUBLE_EQ(v01.comparator.rtol, 1e-2);
+  EXPECT_EQ(v01.trials.size(), 5u);
+  EXPECT_EQ(v01.trials[0].distribution, Distribution::Uniform01);
+  EXPECT_DOUBLE_EQ(by_name["kernelbench"].comparator.atol, 1e-4);
+  EXPECT_EQ(by_name["kernelbench-v0"].trials[0].distribution, Distribution::Normal);
+  const auto& kv = by_name["kernelbench-verified"];
+  ASSERT_EQ(kv.trials.size(), 4u);
+  EXPECT_DOUBLE_EQ(kv.trials[1].scale, 3);
+  EXPECT_DOUBLE_EQ(kv.trials[2].scale, 0.01);
+  EXPECT_TRUE(kv.trials[3].negate);
+  EXPECT_EQ(kv.trials[0].seed, kv.trials[3].seed);  // transforms of the same inputs
+  const auto& gym = by_name["gym-v9"];
+  EXPECT_EQ(gym.trials.size(), 5u);
+  EXPECT_TRUE(gym.trials[4].abs);
+  EXPECT_EQ(gym.comparator.kind, ComparatorKind::MagnitudeScaled);
+  const auto& fuzz = by_name["ci-fuzz"];
+  EXPECT_EQ(fuzz.reference, ReferencePrecision::Fp64);
+  EXPECT_EQ(fuzz.comparator.kind, ComparatorKind::Absolute);
+  EXPECT_EQ(fuzz.trials[0].distribution, Distribution::LogUniform);
+  EXPECT_EQ(fuzz.trials[1].preset, "odd:0");
+  for (const auto& s : specs) EXPECT_EQ(s.shape_preset, "small") << s.name;
+}
+
+void expect_error(const std::string& text, int line, const std::string& field, const std::string& words) {
+  try {
+    parse_spec(text, "bad.json");
+    FAIL() << "accepted: " << text;
+  } catch (const SpecError& e) {
+    EXPECT_EQ(e.file(), "bad.json");
+    EXPECT_EQ(e.line(), line) << e.what();
+    EXPECT_EQ(e.field(), field) << e.what();
+    EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+  }
+}
+
+const char* kHead = "{\n  \"name\": \"x\",\n  \"description\": \"d\",\n";
+
+TEST(OracleSpecs, UnknownFieldNamesItsLine) {
+  expect_error(std::string(kHead) + "  \"tolerence\": 1,\n  \"comparator\": {\"kind\": \"allclose\", \"rtol\": 0.1},\n"
+               "  \"trials\": [{}]\n}", 4, "tolerence", "unknown field");
+}
+
+TEST(OracleSpecs, BadToleranceIsRejected) {
+  expect_error(std::string(kHead) + "  \"comparator\": {\"kind\": \"allclose\",\n    \"rtol\": -1e-3},\n  \"trials\": [{}]\n}",
+               5, "comparator.rtol", ">= 0");
+  expect_error(std::string(kHead) + "  \"comparator\": {\"kind\": \"allclose\", \"rtol\": 0, \"atol\": 0},\n  \"trials\": [{}]\n}",
+               4, "comparator", "bit-exact");
+  expect_error(std::string(kHead) + "  \"comparator\": {\"kind\": \"cosine\", \"rtol\": 0.1},\n  \"trials\": [{}]\n}",
+               4, "comparator.kind", "allclose, absolute or magnitude-scaled");
+}
+
+TEST(OracleSpecs, ARecipeThatCannotBeGeneratedIsRejected) {
+  expect_error(std::string(kHead) + "  \"comparator\": {\"kind\": \"allclose\", \"rtol\": 0.1},\n  \"trials\": [\n"
+               "    {\"distribution\": \"normal\"},\n    {\"distribution\": \"gauss\"}\n  ]\n}",
+               7, "trials[1]", "unknown distribution 'gauss'");
+  expect_error(std::string(kHead) + "  \"comparator\": {\"kind\": \"allclose\", \"rtol\": 0.1},\n  \"trials\": []\n}", 5,
+               "trials", "non-empty");
+}
+
+TEST(OracleSpecs, MalformedJsonNamesTheLine) {
+  expect_error(std::string(kHead) + "  \"comparator\": {\"kind\": \"allclose\", \"rtol\": 0.1,},\n}", 4, "", "malformed JSON");
+}
+
+TEST(OracleSpecs, TrialsDefaultToTheSpecsShapePreset) {
+  auto s = parse_spec(std::string(kHead) + "  \"shape_preset\": \"kernelbench\",\n"
+                      "  \"comparator\": {\"kind\": \"allclose\", \"rtol\": 0.1},\n"
+                      "  \"trials\": [{}, {\"preset\": \"odd:1\"}]\n}",
+                      "ok.json");
+  EXPECT_EQ(s.trials[0].preset, "kernelbench");
+  EXPECT_EQ(s.trials[1].preset, "odd:1");
+  EXPECT_EQ(s.trials[0].name, "x-trial-0");
+}
+
+TEST(Comparators, AllcloseAbsoluteAndMagnitudeScaled) {
+  auto ref = at::tensor({1000.0f, 1.0f, 0.0f});
+  auto out = at::tensor({1000.5f, 1.0f, 0.0f});  // error 0.5 on a value of 1000
+  Comparator allclose{ComparatorKind::Allclose, 1e-3, 1e-3, false};
+  EXPECT_TRUE(apply_comparator(allclose, {out}, {ref}).ok);  // 0.5 <= 1e-3 + 1e-3*1000
+  Comparator absolute{ComparatorKind::Absolute, 0, 1e-3, false};
+  auto abs_r = apply_comparator(absolute, {out}, {ref});
+  EXPECT_FALSE(abs_r.ok);  // absolute ignores the magnitude
+  EXPECT_EQ(abs_r.worst_index, 0);
+  // magnitude-scaled: atol is multiplied by max(1, max|ref|) = 1000, so an error of 0.5 at the
+  // small element passes too, where allclose would reject it.
+  auto out2 = at::tensor({1000.0f, 1.5f, 0.0f});
+  Comparator scaled{ComparatorKind::MagnitudeScaled, 1e-4, 1e-3, false};
+  EXPECT_TRUE(apply_comparator(scaled, {out2}, {ref}).ok);
+  EXPECT_FALSE(apply_comparator(allclose, {out2}, {ref}).ok);
+  // and with outputs below 1 the floor of 1 keeps atol as given
+  EXPECT_FALSE(apply_comparator(scaled, {at::tensor({0.01f})}, {at::tensor({0.0f})}).ok);
+}
+
+TEST(Comparators, ShapeMismatchFailsEvenWhenBroadcastable) {
+  Comparator c{ComparatorKind::Allclose, 1e-2, 1e-2, false};
+  auto r = apply_comparator(c, {at::zeros({1, 4})}, {at::zeros({4})});
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.reason.find("shape mismatch"), std::string::npos);
+  EXPECT_FALSE(apply_comparator(c, {at::zeros({4})}, {}).ok);
+}
+
+TEST(Comparators, Fp64ReferenceIsCastToTheOutputDtype) {
+  Comparator c{ComparatorKind::Absolute, 0, 1e-12, false};
+  auto ref = at::tensor({0.1}, at::kDouble);
+  auto out = at::tensor({0.1f});  // 0.1f differs from 0.1 by 1.5e-9: passes only after the cast
+  EXPECT_TRUE(apply_comparator(c, {out}, {ref}).ok);
+}
+
+}  // namespace
