@@ -23,6 +23,7 @@ KernelLibrary::KernelLibrary(const std::filesystem::path& path) {
   if (!h) throw std::runtime_error(std::string("cannot load kernel library: ") + dlerror());
   invoke_ = reinterpret_cast<InvokeFn>(dlsym(h, "kaudit_invoke"));
   if (!invoke_) throw std::runtime_error("kernel library " + path.string() + " has no kaudit_invoke entry shim");
+  active_mutant_ = static_cast<int*>(dlsym(h, "kaudit_active_mutant"));
 }
 
 EntryResult KernelLibrary::call(const std::vector<EntryArg>& args, const rt::RunOptions& options) const {
@@ -36,6 +37,9 @@ EntryResult KernelLibrary::call(const std::vector<EntryArg>& args, const rt::Run
     }
     abi.push_back(v);
   }
+  if (options.active_mutant != 0 && !active_mutant_)
+    throw std::runtime_error("a mutant was selected but the kernel library is not a schema");
+  if (active_mutant_) *active_mutant_ = options.active_mutant;
   EntryResult r;
   char err[4096] = {0};
   rt::begin_run(options);

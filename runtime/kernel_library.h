@@ -41,6 +41,7 @@ class KernelLibrary {
   using InvokeFn = int (*)(const void* args, std::size_t n, void* sink, void (*push)(void*, void*), char* err,
                            std::size_t errlen);
   InvokeFn invoke_ = nullptr;
+  int* active_mutant_ = nullptr;  // present in schema libraries only
 };
 
 }  // namespace kaudit::runtime

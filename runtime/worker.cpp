@@ -142,6 +142,7 @@ json serve_one(const json& req, std::vector<at::Tensor>& tensors, std::vector<at
   rt::RunOptions opts;
   opts.schedule = req.value("schedule", std::string("in-order")) == "reversed" ? rt::Schedule::Reversed : rt::Schedule::InOrder;
   opts.serial_blocks = req.value("serial_blocks", false);
+  opts.active_mutant = req.value("mutant", 0);
   std::vector<EntryArg> args;
   for (const auto& a : req.at("args")) {
     const int kind = a.at("kind").get<int>();
@@ -282,7 +283,8 @@ RunResult IsolatedRunner::run(const RunRequest& request) {
   }
   json req = {{"library", request.library.string()},
               {"schedule", request.options.schedule == rt::Schedule::Reversed ? "reversed" : "in-order"},
-              {"serial_blocks", request.options.serial_blocks}};
+              {"serial_blocks", request.options.serial_blocks},
+              {"mutant", request.options.active_mutant}};
   json args = json::array();
   std::vector<at::Tensor> tensors;
   for (const auto& a : request.args) {

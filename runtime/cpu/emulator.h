@@ -11,6 +11,7 @@ struct RunOptions {
   Schedule schedule = Schedule::InOrder;
   bool serial_blocks = false;        // run blocks one after another (deterministic atomics order)
   unsigned fiber_stack_bytes = 64 * 1024;
+  int active_mutant = 0;             // schema switch (runtime/cpu/schema.h); 0 = the original
 };
 
 enum class FaultKind { None, LaunchError, BarrierDivergence, DeviceException };

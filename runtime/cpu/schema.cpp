@@ -1,0 +1,158 @@
+#include "runtime/cpu/schema.h"
+
+#include <algorithm>
+#include <map>
+#include <regex>
+#include <set>
+
+namespace kaudit::cpu {
+namespace {
+
+bool ends_statement(const std::string& s) {
+  std::size_t e = s.find_last_not_of(" \t\r\n");
+  return e != std::string::npos && (s[e] == ';' || s[e] == '}');
+}
+
+int line_of(const std::string& s, std::size_t offset) {
+  return 1 + (int)std::count(s.begin(), s.begin() + (long)std::min(offset, s.size()), '\n');
+}
+
+// Groups of edits sharing one span, each group one conditional chain.
+struct Group {
+  std::size_t begin, end;
+  std::vector<std::size_t> members;
+};
+
+std::string embed(const std::string& original, const std::vector<std::pair<int, std::string>>& alts) {
+  // Newlines inside the original are kept in place so later lines keep their numbers; the
+  // alternatives are put on the span's first line.
+  auto flat = [](std::string t) {
+    std::replace(t.begin(), t.end(), '\n', ' ');
+    return t;
+  };
+  std::string out;
+  if (ends_statement(original)) {
+    out = "{ ";
+    for (const auto& [v, r] : alts) out += "if (kaudit_active_mutant == " + std::to_string(v) + ") { " + flat(r) + " } else ";
+    out += "{ " + original + " } }";
+  } else {
+    out = "(";
+    for (const auto& [v, r] : alts) out += "(kaudit_active_mutant == " + std::to_string(v) + ") ? (" + flat(r) + ") : ";
+    out += "(" + original + "))";
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<Schema> schema_sources(const std::string& source, const std::vector<SchemaEdit>& edits,
+                                   const std::vector<std::size_t>& excluded) {
+  std::set<std::size_t> skip(excluded.begin(), excluded.end());
+  std::vector<std::size_t> pending;
+  for (std::size_t i = 0; i < edits.size(); ++i)
+    if (!skip.count(i) && edits[i].begin <= edits[i].end && edits[i].end <= source.size()) pending.push_back(i);
+  std::vector<Schema> out;
+  while (!pending.empty()) {
+    // Group by span, then choose non-overlapping groups in order of position.
+    std::map<std::pair<std::size_t, std::size_t>, std::vector<std::size_t>> by_span;
+    for (std::size_t i : pending) by_span[{edits[i].begin, edits[i].end}].push_back(i);
+    std::vector<Group> chosen;
+    std::vector<std::size_t> next;
+    std::size_t reach = 0;
+    bool first = true;
+    for (auto& [span, members] : by_span) {
+      const bool insertion = span.first == span.second;
+      if (insertion || (!first && span.first < reach)) {  // insertions need a statement context: standalone
+        next.insert(next.end(), members.begin(), members.end());
+        continue;
+      }
+      chosen.push_back({span.first, span.second, members});
+      reach = span.second;
+      first = false;
+    }
+    if (chosen.empty()) {
+      // Only insertions are left: they cannot be switched here.
+      break;
+    }
+    Schema s;
+    std::string text;
+    std::size_t last = 0;
+    int value = (int)out.size() * 100000;  // distinct switch values across a kernel's schemata
+    for (const Group& g : chosen) {
+      std::vector<std::pair<int, std::string>> alts;
+      for (std::size_t i : g.members) {
+        alts.emplace_back(++value, edits[i].replacement);
+        s.edits.push_back(i);
+        s.switch_value.push_back(value);
+      }
+      text += source.substr(last, g.begin - last);
+      text += embed(source.substr(g.begin, g.end - g.begin), alts);
+      last = g.end;
+    }
+    text += source.substr(last);
+    // The switch is declared before the first line, on the same line as nothing else: a #line
+    // directive keeps the kernel's own line numbers.
+    s.source = "extern \"C\" __attribute__((visibility(\"default\"))) int kaudit_active_mutant;\n"
+               "int kaudit_active_mutant = 0;\n#line 1\n" + text;
+    out.push_back(std::move(s));
+    pending = std::move(next);
+  }
+  return out;
+}
+
+SchemaPlan build_schemata(const CpuCompiler& compiler, const std::string& source, const std::string& file_name,
+                          const std::string& entry, const std::vector<SchemaEdit>& edits) {
+  SchemaPlan plan;
+  std::vector<std::size_t> excluded;
+  std::set<std::size_t> in_schema;
+  // Insertions never go in a schema.
+  for (std::size_t i = 0; i < edits.size(); ++i)
+    if (edits[i].begin == edits[i].end) excluded.push_back(i);
+  // Lines of the kernel file named by the compiler's messages (errors, and the notes that point
+  // from a macro or template back to the kernel's own line).
+  std::string escaped;
+  for (char ch : file_name) {
+    if (std::string("\\^$.|?*+()[]{}").find(ch) != std::string::npos) escaped += '\\';
+    escaped += ch;
+  }
+  const std::regex error_line(escaped + R"(:(\d+):\d+:)");
+  for (int attempt = 0; attempt < 12; ++attempt) {
+    std::vector<Schema> schemata = schema_sources(source, edits, excluded);
+    bool all_ok = true;
+    std::vector<Schema> built;
+    for (Schema& s : schemata) {
+      s.build = compiler.build(s.source, file_name, entry);
+      if (!s.build.ok) {
+        // Move every edit on an error line to standalone builds and try again.
+        std::set<int> bad_lines;
+        for (auto it = std::sregex_iterator(s.build.diagnostics.begin(), s.build.diagnostics.end(), error_line);
+             it != std::sregex_iterator(); ++it)
+          bad_lines.insert(std::stoi((*it)[1].str()));
+        bool moved = false;
+        for (std::size_t i : s.edits) {
+          const int first = line_of(source, edits[i].begin), last = line_of(source, edits[i].end);
+          for (int l : bad_lines)
+            if (l >= first && l <= last) {
+              excluded.push_back(i);
+              moved = true;
+              break;
+            }
+        }
+        if (!moved) excluded.insert(excluded.end(), s.edits.begin(), s.edits.end());  // give up on this schema
+        all_ok = false;
+        break;
+      }
+      built.push_back(std::move(s));
+    }
+    if (all_ok) {
+      plan.schemata = std::move(built);
+      break;
+    }
+  }
+  for (const Schema& s : plan.schemata) in_schema.insert(s.edits.begin(), s.edits.end());
+  for (std::size_t i = 0; i < edits.size(); ++i)
+    if (!in_schema.count(i)) plan.standalone.push_back(i);
+  return plan;
+}
+
+}  // namespace kaudit::cpu

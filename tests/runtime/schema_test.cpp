@@ -1,0 +1,106 @@
+// Mutant schemata: the schema with no mutant active behaves as the original, and each switched
+// mutant behaves exactly as its standalone build; edits that cannot be switched fall back.
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+
+#include "runtime/cpu/schema.h"
+#include "tests/runtime/kernel_fixture.h"
+
+using kaudit::cpu::SchemaEdit;
+using kaudit::runtime::Status;
+
+namespace {
+
+const std::string kSource = R"(#include <torch/extension.h>
+__global__ void k(const float* x, float* y, int n) {
+  __shared__ float buf[128];
+  int t = threadIdx.x;
+  int i = blockIdx.x * blockDim.x + t;
+  buf[t] = i < n ? x[i] : 0.0f;
+  __syncthreads();
+  float v = buf[blockDim.x - 1 - t];
+  if (i < n) y[i] = 2.0f * v + 1.0f;
+}
+torch::Tensor run(torch::Tensor x) {
+  auto y = torch::zeros_like(x);
+  int n = x.numel();
+  k<<<(n + 127) / 128, 128>>>(x.data_ptr<float>(), y.data_ptr<float>(), n);
+  return y;
+}
+)";
+
+SchemaEdit edit(const std::string& original, const std::string& replacement, int occurrence = 0) {
+  std::size_t pos = kSource.find(original);
+  for (int k = 0; k < occurrence; ++k) pos = kSource.find(original, pos + 1);
+  EXPECT_NE(pos, std::string::npos) << original;
+  return {pos, pos + original.size(), replacement};
+}
+
+std::string apply(const SchemaEdit& e) {
+  std::string s = kSource;
+  s.replace(e.begin, e.end - e.begin, e.replacement);
+  return s;
+}
+
+at::Tensor run_library(const std::filesystem::path& lib, const at::Tensor& x, int mutant, Status* status = nullptr) {
+  kaudit::runtime::RunRequest req;
+  req.library = lib;
+  req.args = {kaudit::runtime::EntryArg::of(x.clone())};
+  req.options.active_mutant = mutant;
+  auto r = kaudit::test::test_runner().run(req);
+  if (status) *status = r.status;
+  return r.status == Status::Ok ? r.outputs.at(0) : at::Tensor();
+}
+
+TEST(Schema, SwitchedMutantsMatchTheirStandaloneBuilds) {
+  const std::vector<SchemaEdit> edits = {
+      edit("2.0f", "3.0f"),                              // arithmetic constant (expression)
+      edit("2.0f", "2.0f / 2.0f"),                       // same span: shares the conditional chain
+      edit("i < n", "true", 1),                          // dropped guard (expression in a condition)
+      edit("  __syncthreads();\n", "\n"),                // removed barrier (statement)
+      edit("(n + 127) / 128", "n / 128"),                // host launch arithmetic: floor-div grid
+      edit("buf[128]", "buf[64]"),                       // array size: cannot be switched
+      edit("buf[blockDim.x - 1 - t]", "buf[t]"),         // overlaps the next one: second schema
+      edit("blockDim.x - 1 - t", "(blockDim.x - 1 - t) / 2"),
+  };
+  auto plan = kaudit::cpu::build_schemata(kaudit::test::test_compiler(), kSource, "schema_kernel.cu", "run", edits);
+  ASSERT_FALSE(plan.schemata.empty());
+  EXPECT_GE(plan.schemata.size(), 2u);  // the overlapping pair cannot share one schema
+  ASSERT_EQ(plan.standalone, std::vector<std::size_t>{5}) << "only the array size should need its own build";
+
+  auto x = at::randn({1000});
+  auto original = kaudit::test::test_compiler().build(kSource, "schema_kernel.cu", "run");
+  ASSERT_TRUE(original.ok) << original.diagnostics;
+  const at::Tensor expected = run_library(original.library, x, 0);
+  for (const auto& s : plan.schemata) {
+    ASSERT_TRUE(s.build.ok);
+    EXPECT_TRUE(at::equal(run_library(s.build.library, x, 0), expected)) << "schema with no mutant active";
+    for (std::size_t k = 0; k < s.edits.size(); ++k) {
+      const SchemaEdit& e = edits[s.edits[k]];
+      auto standalone = kaudit::test::test_compiler().build(apply(e), "schema_kernel.cu", "run");
+      ASSERT_TRUE(standalone.ok) << standalone.diagnostics;
+      Status st_schema, st_alone;
+      at::Tensor a = run_library(s.build.library, x, s.switch_value[k], &st_schema);
+      at::Tensor b = run_library(standalone.library, x, 0, &st_alone);
+      ASSERT_EQ(st_schema, st_alone) << e.replacement;
+      if (st_alone == Status::Ok) {
+        EXPECT_TRUE(a.equal(b) || (a.isnan().equal(b.isnan()) && a.nan_to_num().equal(b.nan_to_num())))
+            << "mutant '" << e.replacement << "' differs from its standalone build";
+        EXPECT_FALSE(a.equal(expected)) << "mutant '" << e.replacement << "' did not change the output";
+      }
+    }
+  }
+}
+
+TEST(Schema, SourcesKeepLineNumbersAndGroupSpans) {
+  auto schemata = kaudit::cpu::schema_sources(kSource, {edit("2.0f", "3.0f"), edit("2.0f", "4.0f")});
+  ASSERT_EQ(schemata.size(), 1u);
+  EXPECT_EQ(schemata[0].edits.size(), 2u);
+  EXPECT_NE(schemata[0].source.find("(kaudit_active_mutant == 1) ? (3.0f) : (kaudit_active_mutant == 2) ? (4.0f) : (2.0f)"),
+            std::string::npos)
+      << schemata[0].source;
+  const auto body = schemata[0].source.substr(schemata[0].source.find("#line 1\n") + 8);
+  EXPECT_EQ(std::count(body.begin(), body.end(), '\n'), std::count(kSource.begin(), kSource.end(), '\n'));
+}
+
+}  // namespace
