@@ -47,7 +47,11 @@ at::Tensor run_library(const std::filesystem::path& lib, const at::Tensor& x, in
   req.library = lib;
   req.args = {kaudit::runtime::EntryArg::of(x.clone())};
   req.options.active_mutant = mutant;
-  auto r = kaudit::test::test_runner().run(req);
+  // Memory-check mode: a mutant writing past a tensor (the dropped guard) is reported the same way
+  // in both builds, instead of corrupting whatever the heap holds there.
+  kaudit::runtime::WorkerLimits limits;
+  limits.memcheck = true;
+  auto r = kaudit::test::test_runner(limits).run(req);
   if (status) *status = r.status;
   return r.status == Status::Ok ? r.outputs.at(0) : at::Tensor();
 }
