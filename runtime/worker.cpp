@@ -173,6 +173,9 @@ int worker_main(bool memcheck, int threads) {
   std::unique_ptr<tbb::global_control> limit;
   if (threads > 0) limit = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism, threads);
   std::map<std::string, std::unique_ptr<KernelLibrary>> libraries;
+  // Ready handshake: the parent's per-run time limit starts only once the worker is up (loading
+  // libtorch can take seconds on a busy machine).
+  if (!send_message(out_fd, {{"ready", true}}, {})) return 4;
   Reader reader{0};
   for (;;) {
     json req;
@@ -192,6 +195,8 @@ int worker_main(bool memcheck, int threads) {
 }
 
 // ---- parent side --------------------------------------------------------------------------------
+constexpr int kStartupSeconds = 300;
+
 IsolatedRunner::IsolatedRunner(std::filesystem::path worker_exe, WorkerLimits limits)
     : exe_(std::move(worker_exe)), limits_(limits) {
   signal(SIGPIPE, SIG_IGN);
@@ -232,6 +237,16 @@ bool IsolatedRunner::start(std::string& error) {
   from_worker_ = out[0];
   worker_err_ = err[0];
   stderr_tail_.clear();
+  Reader reader{from_worker_, worker_err_, &stderr_tail_,
+                std::chrono::steady_clock::now() + std::chrono::seconds(kStartupSeconds)};
+  json hello;
+  std::vector<at::Tensor> none;
+  if (reader.read_message(hello, none) != ReadResult::Ok || !hello.value("ready", false)) {
+    error = "the worker did not start within " + std::to_string(kStartupSeconds) + " s" +
+            (stderr_tail_.empty() ? std::string() : ": " + stderr_tail_);
+    stop();
+    return false;
+  }
   return true;
 }
 
