@@ -13,6 +13,7 @@ void usage() {
       "commands:\n"
       "  verify [PATH] [--json]   run the verification gate over a corpus (default: the built-in one)\n"
       "  check [PATH] [--oracle SPEC]...  run oracle specs on the corpus kernels (false kills)\n"
+      "  rules [--json]           list the mutation rule catalog\n"
       "  worker                   (internal) serve isolated kernel runs on stdin/stdout\n\n"
       "Run `kaudit <command> --help` for the options of a command.");
 }
@@ -28,6 +29,7 @@ int main(int argc, char** argv) {
   if (cmd == "worker") return kaudit::cli::worker_command(args);
   if (cmd == "verify") return kaudit::cli::verify_command(args);
   if (cmd == "check") return kaudit::cli::check_command(args);
+  if (cmd == "rules") return kaudit::cli::rules_command(args);
   std::fprintf(stderr, "kaudit: unknown command '%s'\n", cmd.c_str());
   usage();
   return 2;

@@ -1,0 +1,815 @@
+// kaudit parse prelude: what a corpus kernel needs to be *parsed* (never compiled or run) by
+// Clang 19 as CUDA without the CUDA toolkit headers and without libtorch.
+//
+// It is force-included (-include) ahead of every kernel, and the headers a KernelBench solution
+// includes (<torch/extension.h>, <cuda_runtime.h>, <cuda_fp16.h>, <ATen/cuda/CUDAContext.h>, ...)
+// are mapped to empty stand-ins that include this file again (see parse.cpp). Everything is
+// declaration-only: the parse needs types and overload sets, not bodies.
+//
+// Rules never fire on code in this file (site finding keeps main-file locations only), so the
+// names here may be changed freely as long as the corpus still parses.
+#ifndef KAUDIT_CUDA_PARSE_PRELUDE_H
+#define KAUDIT_CUDA_PARSE_PRELUDE_H
+
+// ---- execution-space and storage attributes, as Clang spells them ------------------------------
+#define __host__ __attribute__((host))
+#define __device__ __attribute__((device))
+#define __global__ __attribute__((global))
+#define __shared__ __attribute__((shared))
+#define __constant__ __attribute__((constant))
+#define __managed__ __attribute__((managed))
+#define __forceinline__ __inline__ __attribute__((always_inline))
+#define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))
+#define __restrict__ __restrict
+#define __align__(n) __attribute__((aligned(n)))
+#define __CUDACC__ 1
+#define __NVCC__ 1
+#define CUDART_VERSION 12040
+#define __CUDA_ARCH_LIST__ 900
+
+// ---- fixed-width integers (no system headers: the parse is hermetic) ---------------------------
+typedef __SIZE_TYPE__ size_t;
+typedef __PTRDIFF_TYPE__ ptrdiff_t;
+typedef __INT8_TYPE__ int8_t;
+typedef __INT16_TYPE__ int16_t;
+typedef __INT32_TYPE__ int32_t;
+typedef __INT64_TYPE__ int64_t;
+typedef __UINT8_TYPE__ uint8_t;
+typedef __UINT16_TYPE__ uint16_t;
+typedef __UINT32_TYPE__ uint32_t;
+typedef __UINT64_TYPE__ uint64_t;
+typedef __INTPTR_TYPE__ intptr_t;
+typedef __UINTPTR_TYPE__ uintptr_t;
+namespace std {
+using ::int16_t;
+using ::int32_t;
+using ::int64_t;
+using ::int8_t;
+using ::ptrdiff_t;
+using ::size_t;
+using ::uint16_t;
+using ::uint32_t;
+using ::uint64_t;
+using ::uint8_t;
+using ::uintptr_t;
+}  // namespace std
+#define INT_MAX __INT_MAX__
+#define INT_MIN (-__INT_MAX__ - 1)
+#define UINT_MAX (__INT_MAX__ * 2U + 1U)
+#define LLONG_MAX __LONG_LONG_MAX__
+#define FLT_MAX __FLT_MAX__
+#define FLT_MIN __FLT_MIN__
+#define FLT_EPSILON __FLT_EPSILON__
+#define DBL_MAX __DBL_MAX__
+#define INFINITY (__builtin_inff())
+#define NAN (__builtin_nanf(""))
+
+// ---- vector types and dim3 ---------------------------------------------------------------------
+struct uint3 {
+  unsigned int x, y, z;
+};
+struct dim3 {
+  unsigned int x, y, z;
+  __host__ __device__ constexpr dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1)
+      : x(vx), y(vy), z(vz) {}
+  __host__ __device__ constexpr dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}
+  __host__ __device__ constexpr operator uint3() const { return uint3{x, y, z}; }
+};
+#define KAUDIT_VEC2(T, N) \
+  struct __attribute__((aligned(2 * sizeof(T)))) N##2 { T x, y; };
+#define KAUDIT_VEC4(T, N) \
+  struct __attribute__((aligned(4 * sizeof(T)))) N##4 { T x, y, z, w; };
+KAUDIT_VEC2(float, float)
+KAUDIT_VEC4(float, float)
+KAUDIT_VEC2(int, int)
+KAUDIT_VEC4(int, int)
+KAUDIT_VEC2(unsigned int, uint)
+KAUDIT_VEC4(unsigned int, uint)
+KAUDIT_VEC2(double, double)
+KAUDIT_VEC2(long long, longlong)
+#undef KAUDIT_VEC2
+#undef KAUDIT_VEC4
+struct float3 {
+  float x, y, z;
+};
+struct int3 {
+  int x, y, z;
+};
+struct double4 {
+  double x, y, z, w;
+} __attribute__((aligned(16)));
+__host__ __device__ float2 make_float2(float x, float y);
+__host__ __device__ float3 make_float3(float x, float y, float z);
+__host__ __device__ float4 make_float4(float x, float y, float z, float w);
+__host__ __device__ int2 make_int2(int x, int y);
+__host__ __device__ int4 make_int4(int x, int y, int z, int w);
+__host__ __device__ uint3 make_uint3(unsigned int x, unsigned int y, unsigned int z);
+
+// threadIdx, blockIdx, blockDim, gridDim (MSPropertyRefExpr members) and warpSize, from Clang's
+// resource directory.
+#include <__clang_cuda_builtin_vars.h>
+
+// ---- runtime API (host) ------------------------------------------------------------------------
+enum cudaError_t {
+  cudaSuccess = 0,
+  cudaErrorInvalidValue = 1,
+  cudaErrorMemoryAllocation = 2,
+  cudaErrorLaunchFailure = 719,
+};
+typedef cudaError_t cudaError;
+struct CUstream_st;
+typedef CUstream_st* cudaStream_t;
+enum cudaMemcpyKind {
+  cudaMemcpyHostToHost = 0,
+  cudaMemcpyHostToDevice = 1,
+  cudaMemcpyDeviceToHost = 2,
+  cudaMemcpyDeviceToDevice = 3,
+  cudaMemcpyDefault = 4,
+};
+// The kernel-launch configuration functions Sema looks up for <<<...>>> (the legacy and the
+// CUDA >= 9.2 spelling; which one is used depends on the detected toolkit version).
+extern "C" int cudaConfigureCall(dim3 gridSize, dim3 blockSize, size_t sharedSize = 0,
+                                 cudaStream_t stream = 0);
+extern "C" unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem = 0,
+                                                void* stream = 0);
+cudaError_t cudaGetLastError();
+cudaError_t cudaPeekAtLastError();
+cudaError_t cudaDeviceSynchronize();
+cudaError_t cudaStreamSynchronize(cudaStream_t stream);
+const char* cudaGetErrorString(cudaError_t error);
+cudaError_t cudaMemset(void* ptr, int value, size_t count);
+cudaError_t cudaMemsetAsync(void* ptr, int value, size_t count, cudaStream_t stream = 0);
+cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind kind);
+cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpyKind kind,
+                            cudaStream_t stream = 0);
+cudaError_t cudaMalloc(void** ptr, size_t size);
+cudaError_t cudaFree(void* ptr);
+template <typename T>
+cudaError_t cudaMemcpyToSymbol(const T& symbol, const void* src, size_t count, size_t offset = 0,
+                               cudaMemcpyKind kind = cudaMemcpyHostToDevice);
+
+// ---- device intrinsics -------------------------------------------------------------------------
+// __syncthreads is a Clang NVPTX builtin; the rest are declared here.
+__device__ void __syncwarp(unsigned int mask = 0xffffffffu);
+__device__ int __syncthreads_count(int predicate);
+__device__ int __syncthreads_and(int predicate);
+__device__ int __syncthreads_or(int predicate);
+__device__ void __threadfence();
+__device__ void __threadfence_block();
+__device__ void __threadfence_system();
+__device__ unsigned int __activemask();
+__device__ unsigned int __ballot_sync(unsigned int mask, int predicate);
+__device__ int __any_sync(unsigned int mask, int predicate);
+__device__ int __all_sync(unsigned int mask, int predicate);
+__device__ int __popc(unsigned int x);
+__device__ int __popcll(unsigned long long x);
+__device__ int __clz(int x);
+__device__ int __ffs(int x);
+__device__ unsigned int __brev(unsigned int x);
+__device__ long long clock64();
+
+#define KAUDIT_SHFL(T)                                                                         \
+  __device__ T __shfl_sync(unsigned int mask, T var, int srcLane, int width = 32);            \
+  __device__ T __shfl_up_sync(unsigned int mask, T var, unsigned int delta, int width = 32);  \
+  __device__ T __shfl_down_sync(unsigned int mask, T var, unsigned int delta, int width = 32); \
+  __device__ T __shfl_xor_sync(unsigned int mask, T var, int laneMask, int width = 32);       \
+  __device__ T __ldg(const T* ptr);
+KAUDIT_SHFL(int)
+KAUDIT_SHFL(unsigned int)
+KAUDIT_SHFL(long)
+KAUDIT_SHFL(unsigned long)
+KAUDIT_SHFL(long long)
+KAUDIT_SHFL(unsigned long long)
+KAUDIT_SHFL(float)
+KAUDIT_SHFL(double)
+#undef KAUDIT_SHFL
+__device__ float4 __ldg(const float4* ptr);
+__device__ float2 __ldg(const float2* ptr);
+
+#define KAUDIT_ATOMIC(T)                                 \
+  __device__ T atomicAdd(T* address, T val);             \
+  __device__ T atomicSub(T* address, T val);             \
+  __device__ T atomicExch(T* address, T val);            \
+  __device__ T atomicMax(T* address, T val);             \
+  __device__ T atomicMin(T* address, T val);             \
+  __device__ T atomicCAS(T* address, T compare, T val);  \
+  __device__ T atomicAnd(T* address, T val);             \
+  __device__ T atomicOr(T* address, T val);              \
+  __device__ T atomicXor(T* address, T val);
+KAUDIT_ATOMIC(int)
+KAUDIT_ATOMIC(unsigned int)
+KAUDIT_ATOMIC(unsigned long long)
+#undef KAUDIT_ATOMIC
+__device__ float atomicAdd(float* address, float val);
+__device__ double atomicAdd(double* address, double val);
+__device__ float atomicExch(float* address, float val);
+__device__ long long atomicMax(long long* address, long long val);
+__device__ long long atomicMin(long long* address, long long val);
+
+// ---- math: standard functions (host and device) and the fast device intrinsics -----------------
+#define KAUDIT_MATH1(name)                  \
+  __host__ __device__ float name##f(float); \
+  __host__ __device__ double name(double);  \
+  __host__ __device__ float name(float);
+#define KAUDIT_MATH2(name)                         \
+  __host__ __device__ float name##f(float, float); \
+  __host__ __device__ double name(double, double); \
+  __host__ __device__ float name(float, float);
+KAUDIT_MATH1(exp)
+KAUDIT_MATH1(exp2)
+KAUDIT_MATH1(expm1)
+KAUDIT_MATH1(log)
+KAUDIT_MATH1(log2)
+KAUDIT_MATH1(log10)
+KAUDIT_MATH1(log1p)
+KAUDIT_MATH1(sqrt)
+KAUDIT_MATH1(rsqrt)
+KAUDIT_MATH1(cbrt)
+KAUDIT_MATH1(erf)
+KAUDIT_MATH1(erfc)
+KAUDIT_MATH1(tanh)
+KAUDIT_MATH1(sinh)
+KAUDIT_MATH1(cosh)
+KAUDIT_MATH1(sin)
+KAUDIT_MATH1(cos)
+KAUDIT_MATH1(tan)
+KAUDIT_MATH1(asin)
+KAUDIT_MATH1(acos)
+KAUDIT_MATH1(atan)
+KAUDIT_MATH1(fabs)
+KAUDIT_MATH1(floor)
+KAUDIT_MATH1(ceil)
+KAUDIT_MATH1(round)
+KAUDIT_MATH1(trunc)
+KAUDIT_MATH1(rint)
+KAUDIT_MATH2(pow)
+KAUDIT_MATH2(fmax)
+KAUDIT_MATH2(fmin)
+KAUDIT_MATH2(fmod)
+KAUDIT_MATH2(atan2)
+KAUDIT_MATH2(copysign)
+KAUDIT_MATH2(hypot)
+#undef KAUDIT_MATH1
+#undef KAUDIT_MATH2
+__host__ __device__ float fmaf(float, float, float);
+__host__ __device__ double fma(double, double, double);
+__host__ __device__ float fma(float, float, float);
+__host__ __device__ float rcbrtf(float);
+__host__ __device__ float normcdff(float);
+__host__ __device__ float ldexpf(float, int);
+__host__ __device__ bool isnan(float);
+__host__ __device__ bool isnan(double);
+__host__ __device__ bool isinf(float);
+__host__ __device__ bool isinf(double);
+__host__ __device__ bool isfinite(float);
+__host__ __device__ bool isfinite(double);
+__host__ __device__ int signbit(float);
+__host__ __device__ int abs(int);
+__host__ __device__ long labs(long);
+__host__ __device__ long long llabs(long long);
+#define KAUDIT_MINMAX(T)                   \
+  __host__ __device__ T min(T a, T b);     \
+  __host__ __device__ T max(T a, T b);
+KAUDIT_MINMAX(int)
+KAUDIT_MINMAX(unsigned int)
+KAUDIT_MINMAX(long)
+KAUDIT_MINMAX(unsigned long)
+KAUDIT_MINMAX(long long)
+KAUDIT_MINMAX(unsigned long long)
+KAUDIT_MINMAX(float)
+KAUDIT_MINMAX(double)
+#undef KAUDIT_MINMAX
+__device__ float __expf(float);
+__device__ float __exp10f(float);
+__device__ float __logf(float);
+__device__ float __log2f(float);
+__device__ float __log10f(float);
+__device__ float __powf(float, float);
+__device__ float __sinf(float);
+__device__ float __cosf(float);
+__device__ float __tanf(float);
+__device__ float __tanhf(float);
+__device__ float __fdividef(float, float);
+__device__ float __frcp_rn(float);
+__device__ float __fsqrt_rn(float);
+__device__ float __frsqrt_rn(float);
+__device__ float __fmaf_rn(float, float, float);
+__device__ float __fadd_rn(float, float);
+__device__ float __fsub_rn(float, float);
+__device__ float __fmul_rn(float, float);
+__device__ float __fdiv_rn(float, float);
+__device__ float __saturatef(float);
+__device__ int __float2int_rn(float);
+__device__ int __float2int_rz(float);
+__device__ float __int2float_rn(int);
+__device__ float __int_as_float(int);
+__device__ int __float_as_int(float);
+__device__ unsigned int __float_as_uint(float);
+__device__ float __uint_as_float(unsigned int);
+
+// ---- half precision (cuda_fp16.h) --------------------------------------------------------------
+// As in a torch extension build (-D__CUDA_NO_HALF_OPERATORS__ -D__CUDA_NO_HALF_CONVERSIONS__
+// -D__CUDA_NO_HALF2_OPERATORS__ -D__CUDA_NO_BFLOAT16_CONVERSIONS__, which the NVRTC stage uses
+// too): __half has no implicit float conversions and no arithmetic operators, so code (and
+// mutants) must go through __float2half_rn/__half2float & co. A mutant that relies on them is
+// rejected here exactly as it would be by the real compile.
+struct __half_raw {
+  unsigned short x;
+};
+struct __half {
+  unsigned short __x;
+  __half() = default;
+  __host__ __device__ __half(const __half_raw& r);
+  __host__ __device__ operator __half_raw() const;
+};
+struct __half2_raw {
+  unsigned short x, y;
+};
+struct __half2 {
+  __half x, y;
+  __half2() = default;
+  __host__ __device__ __half2(const __half& a, const __half& b);
+  __host__ __device__ __half2(const __half2_raw& r);
+};
+typedef __half half;
+typedef __half2 half2;
+struct __nv_bfloat16 {
+  unsigned short __x;
+  __nv_bfloat16() = default;
+};
+__host__ __device__ __half __float2half(float f);
+__host__ __device__ __half __float2half_rn(float f);
+__host__ __device__ __half __float2half_rz(float f);
+__host__ __device__ float __half2float(__half h);
+__host__ __device__ __half2 __float2half2_rn(float f);
+__host__ __device__ __half2 __floats2half2_rn(float a, float b);
+__host__ __device__ __half2 __float22half2_rn(float2 f);
+__host__ __device__ float2 __half22float2(__half2 h);
+__host__ __device__ float __low2float(__half2 h);
+__host__ __device__ float __high2float(__half2 h);
+__host__ __device__ __half __low2half(__half2 h);
+__host__ __device__ __half __high2half(__half2 h);
+__host__ __device__ __half2 __halves2half2(__half a, __half b);
+__host__ __device__ __half2 __half2half2(__half a);
+__device__ __half __hadd(__half a, __half b);
+__device__ __half __hsub(__half a, __half b);
+__device__ __half __hmul(__half a, __half b);
+__device__ __half __hdiv(__half a, __half b);
+__device__ __half __hfma(__half a, __half b, __half c);
+__device__ __half __hneg(__half a);
+__device__ __half __habs(__half a);
+__device__ __half __hmax(__half a, __half b);
+__device__ __half __hmin(__half a, __half b);
+__device__ bool __hgt(__half a, __half b);
+__device__ bool __hlt(__half a, __half b);
+__device__ bool __hge(__half a, __half b);
+__device__ bool __hle(__half a, __half b);
+__device__ bool __heq(__half a, __half b);
+__device__ __half hexp(__half a);
+__device__ __half hlog(__half a);
+__device__ __half hsqrt(__half a);
+__device__ __half hrsqrt(__half a);
+__device__ __half hrcp(__half a);
+__device__ __half2 __hadd2(__half2 a, __half2 b);
+__device__ __half2 __hsub2(__half2 a, __half2 b);
+__device__ __half2 __hmul2(__half2 a, __half2 b);
+__device__ __half2 __h2div(__half2 a, __half2 b);
+__device__ __half2 __hfma2(__half2 a, __half2 b, __half2 c);
+__device__ __half2 __hmax2(__half2 a, __half2 b);
+__device__ __half2 h2exp(__half2 a);
+__device__ __half2 h2rcp(__half2 a);
+__device__ __half __shfl_sync(unsigned int mask, __half var, int srcLane, int width = 32);
+__device__ __half __shfl_down_sync(unsigned int mask, __half var, unsigned int delta,
+                                   int width = 32);
+__device__ __half __shfl_xor_sync(unsigned int mask, __half var, int laneMask, int width = 32);
+__device__ __half atomicAdd(__half* address, __half val);
+__device__ __half2 atomicAdd(__half2* address, __half2 val);
+__host__ __device__ __nv_bfloat16 __float2bfloat16(float f);
+__host__ __device__ float __bfloat162float(__nv_bfloat16 h);
+
+// ---- a declaration-only stand-in for the torch C++ API used by host wrappers --------------------
+namespace std {
+template <class E>
+class initializer_list {
+  const E* begin_;
+  size_t size_;
+  constexpr initializer_list(const E* b, size_t s) : begin_(b), size_(s) {}
+
+ public:
+  constexpr initializer_list() noexcept : begin_(nullptr), size_(0) {}
+  constexpr size_t size() const noexcept { return size_; }
+  constexpr const E* begin() const noexcept { return begin_; }
+  constexpr const E* end() const noexcept { return begin_ + size_; }
+};
+template <class T>
+struct remove_reference {
+  typedef T type;
+};
+template <class T>
+struct remove_reference<T&> {
+  typedef T type;
+};
+template <class T>
+struct remove_reference<T&&> {
+  typedef T type;
+};
+template <class T>
+constexpr typename remove_reference<T>::type&& move(T&& t) noexcept {
+  return static_cast<typename remove_reference<T>::type&&>(t);
+}
+template <class T>
+constexpr T&& forward(typename remove_reference<T>::type& t) noexcept {
+  return static_cast<T&&>(t);
+}
+template <class T>
+const T& min(const T& a, const T& b);
+template <class T>
+const T& max(const T& a, const T& b);
+template <class T>
+T min(initializer_list<T> l);
+template <class T>
+T max(initializer_list<T> l);
+template <class T>
+class vector {
+ public:
+  vector();
+  explicit vector(size_t n);
+  vector(size_t n, const T& value);
+  vector(initializer_list<T> l);
+  void push_back(const T& v);
+  template <class... A>
+  T& emplace_back(A&&... a);
+  void reserve(size_t n);
+  void resize(size_t n);
+  size_t size() const;
+  bool empty() const;
+  T& operator[](size_t i);
+  const T& operator[](size_t i) const;
+  T* data();
+  const T* data() const;
+  T* begin();
+  T* end();
+  const T* begin() const;
+  const T* end() const;
+  T& back();
+  T& front();
+};
+template <class A, class B>
+struct pair {
+  A first;
+  B second;
+};
+template <class... T>
+class tuple {
+ public:
+  tuple(const T&... v);
+};
+template <class... T>
+tuple<T...> make_tuple(const T&... v);
+class string {
+ public:
+  string();
+  string(const char* s);
+  const char* c_str() const;
+  size_t size() const;
+};
+string to_string(int v);
+string to_string(long v);
+string to_string(long long v);
+string to_string(double v);
+}  // namespace std
+
+// <limits>: numeric_limits for the types kernels use (constexpr, hence host and device in Clang).
+namespace std {
+template <class T>
+struct numeric_limits {
+  static constexpr bool is_specialized = false;
+};
+#define KAUDIT_LIMITS(T, MAXV, MINV, LOWV, EPS, INF, NANV)              \
+  template <>                                                          \
+  struct numeric_limits<T> {                                           \
+    static constexpr bool is_specialized = true;                       \
+    static constexpr T max() noexcept { return MAXV; }                 \
+    static constexpr T min() noexcept { return MINV; }                 \
+    static constexpr T lowest() noexcept { return LOWV; }              \
+    static constexpr T epsilon() noexcept { return EPS; }              \
+    static constexpr T infinity() noexcept { return INF; }             \
+    static constexpr T quiet_NaN() noexcept { return NANV; }           \
+  };
+KAUDIT_LIMITS(float, __FLT_MAX__, __FLT_MIN__, -__FLT_MAX__, __FLT_EPSILON__,
+              __builtin_huge_valf(), __builtin_nanf(""))
+KAUDIT_LIMITS(double, __DBL_MAX__, __DBL_MIN__, -__DBL_MAX__, __DBL_EPSILON__,
+              __builtin_huge_val(), __builtin_nan(""))
+KAUDIT_LIMITS(int, __INT_MAX__, -__INT_MAX__ - 1, -__INT_MAX__ - 1, 0, 0, 0)
+KAUDIT_LIMITS(unsigned int, __INT_MAX__ * 2U + 1U, 0U, 0U, 0U, 0U, 0U)
+KAUDIT_LIMITS(long, __LONG_MAX__, -__LONG_MAX__ - 1, -__LONG_MAX__ - 1, 0, 0, 0)
+KAUDIT_LIMITS(long long, __LONG_LONG_MAX__, -__LONG_LONG_MAX__ - 1, -__LONG_LONG_MAX__ - 1, 0, 0,
+              0)
+#undef KAUDIT_LIMITS
+}  // namespace std
+
+// <math_constants.h>
+#define CUDART_INF_F __builtin_huge_valf()
+#define CUDART_NAN_F __builtin_nanf("")
+#define CUDART_PI_F 3.141592654f
+#define CUDART_SQRT_HALF_F 0.707106781f
+#define CUDART_INF __builtin_huge_val()
+#define CUDART_PI 3.1415926535897931e+0
+
+namespace c10 {
+enum class ScalarType : signed char {
+  Byte,
+  Char,
+  Short,
+  Int,
+  Long,
+  Half,
+  Float,
+  Double,
+  ComplexHalf,
+  ComplexFloat,
+  ComplexDouble,
+  Bool,
+  QInt8,
+  QUInt8,
+  QInt32,
+  BFloat16,
+};
+struct Half {
+  unsigned short x;
+  Half();
+  Half(float f);
+  operator float() const;
+};
+struct BFloat16 {
+  unsigned short x;
+};
+enum class DeviceType : signed char { CPU = 0, CUDA = 1 };
+struct Device {
+  Device(DeviceType type, signed char index = -1);
+  DeviceType type() const;
+  signed char index() const;
+  bool is_cuda() const;
+  bool is_cpu() const;
+};
+struct TypeMeta {
+  ScalarType toScalarType() const;
+  size_t itemsize() const;
+  bool operator==(const TypeMeta& other) const;
+  bool operator!=(const TypeMeta& other) const;
+};
+bool operator==(const TypeMeta& a, ScalarType b);
+bool operator!=(const TypeMeta& a, ScalarType b);
+bool operator==(ScalarType a, const TypeMeta& b);
+bool operator!=(ScalarType a, const TypeMeta& b);
+const char* toString(ScalarType t);
+size_t elementSize(ScalarType t);
+class IntArrayRef {
+ public:
+  IntArrayRef();
+  IntArrayRef(const int64_t* data, size_t length);
+  template <size_t N>
+  IntArrayRef(const int64_t (&array)[N]);
+  IntArrayRef(std::initializer_list<int64_t> list);
+  const int64_t* data() const;
+  size_t size() const;
+  int64_t operator[](size_t i) const;
+  const int64_t* begin() const;
+  const int64_t* end() const;
+  int64_t back() const;
+  int64_t front() const;
+};
+}  // namespace c10
+
+
+namespace c10 {
+struct TensorOptions {
+  TensorOptions();
+  TensorOptions(ScalarType dtype);
+  TensorOptions(Device device);
+  TensorOptions(DeviceType device);
+  TensorOptions dtype(ScalarType dtype) const;
+  TensorOptions dtype(TypeMeta dtype) const;
+  TensorOptions device(Device device) const;
+  TensorOptions device(DeviceType device) const;
+  TensorOptions requires_grad(bool r) const;
+  TypeMeta dtype() const;
+  Device device() const;
+};
+}  // namespace c10
+
+namespace at {
+using c10::BFloat16;
+using c10::Device;
+using c10::DeviceType;
+using c10::Half;
+using c10::IntArrayRef;
+using c10::ScalarType;
+using c10::TensorOptions;
+using c10::TypeMeta;
+constexpr ScalarType kByte = ScalarType::Byte;
+constexpr ScalarType kChar = ScalarType::Char;
+constexpr ScalarType kShort = ScalarType::Short;
+constexpr ScalarType kInt = ScalarType::Int;
+constexpr ScalarType kInt32 = ScalarType::Int;
+constexpr ScalarType kLong = ScalarType::Long;
+constexpr ScalarType kInt64 = ScalarType::Long;
+constexpr ScalarType kHalf = ScalarType::Half;
+constexpr ScalarType kFloat16 = ScalarType::Half;
+constexpr ScalarType kFloat = ScalarType::Float;
+constexpr ScalarType kFloat32 = ScalarType::Float;
+constexpr ScalarType kDouble = ScalarType::Double;
+constexpr ScalarType kFloat64 = ScalarType::Double;
+constexpr ScalarType kBool = ScalarType::Bool;
+constexpr ScalarType kBFloat16 = ScalarType::BFloat16;
+constexpr DeviceType kCPU = DeviceType::CPU;
+constexpr DeviceType kCUDA = DeviceType::CUDA;
+
+class Scalar {
+ public:
+  Scalar(double v);
+  Scalar(float v);
+  Scalar(int v);
+  Scalar(long v);
+  Scalar(long long v);
+  Scalar(bool v);
+  template <typename T>
+  T to() const;
+};
+
+class Tensor {
+ public:
+  Tensor();
+  Tensor(const Tensor& other);
+  Tensor& operator=(const Tensor& other);
+  ~Tensor();
+
+  // shape
+  int64_t dim() const;
+  int64_t ndimension() const;
+  int64_t size(int64_t d) const;
+  int64_t stride(int64_t d) const;
+  IntArrayRef sizes() const;
+  IntArrayRef strides() const;
+  int64_t numel() const;
+  size_t nbytes() const;
+  int64_t element_size() const;
+  int64_t storage_offset() const;
+  bool defined() const;
+
+  // dtype and device
+  ScalarType scalar_type() const;
+  TypeMeta dtype() const;
+  TensorOptions options() const;
+  Device device() const;
+  bool is_cuda() const;
+  bool is_cpu() const;
+  bool is_contiguous() const;
+  bool is_floating_point() const;
+  int64_t get_device() const;
+
+  // data
+  template <typename T>
+  T* data_ptr() const;
+  void* data_ptr() const;
+  template <typename T>
+  const T* const_data_ptr() const;
+  template <typename T>
+  T* mutable_data_ptr() const;
+  template <typename T>
+  T item() const;
+  Scalar item() const;
+
+  // views and conversions
+  Tensor contiguous() const;
+  Tensor clone() const;
+  Tensor view(IntArrayRef shape) const;
+  Tensor reshape(IntArrayRef shape) const;
+  Tensor flatten(int64_t start = 0, int64_t end = -1) const;
+  Tensor transpose(int64_t a, int64_t b) const;
+  Tensor permute(IntArrayRef dims) const;
+  Tensor t() const;
+  Tensor squeeze(int64_t d) const;
+  Tensor unsqueeze(int64_t d) const;
+  Tensor select(int64_t d, int64_t i) const;
+  Tensor narrow(int64_t d, int64_t start, int64_t length) const;
+  Tensor to(ScalarType dtype) const;
+  Tensor to(Device device) const;
+  Tensor to(TensorOptions options) const;
+  Tensor cuda() const;
+  Tensor cpu() const;
+  Tensor detach() const;
+  Tensor& zero_();
+  Tensor& fill_(const Scalar& v);
+  Tensor& copy_(const Tensor& src);
+  Tensor sum() const;
+  Tensor mean() const;
+  Tensor div(const Scalar& v) const;
+  Tensor& div_(const Scalar& v);
+  Tensor& mul_(const Scalar& v);
+  Tensor operator[](int64_t i) const;
+};
+Tensor operator+(const Tensor& a, const Tensor& b);
+Tensor operator-(const Tensor& a, const Tensor& b);
+Tensor operator*(const Tensor& a, const Tensor& b);
+Tensor operator/(const Tensor& a, const Tensor& b);
+Tensor operator*(const Tensor& a, const Scalar& b);
+Tensor operator/(const Tensor& a, const Scalar& b);
+
+Tensor empty(IntArrayRef size, TensorOptions options = {});
+Tensor zeros(IntArrayRef size, TensorOptions options = {});
+Tensor ones(IntArrayRef size, TensorOptions options = {});
+Tensor full(IntArrayRef size, const Scalar& value, TensorOptions options = {});
+Tensor empty_like(const Tensor& t, TensorOptions options = {});
+Tensor zeros_like(const Tensor& t, TensorOptions options = {});
+Tensor ones_like(const Tensor& t, TensorOptions options = {});
+Tensor empty_strided(IntArrayRef size, IntArrayRef stride, TensorOptions options = {});
+Tensor arange(const Scalar& end, TensorOptions options = {});
+
+namespace cuda {
+class CUDAStream {
+ public:
+  operator cudaStream_t() const;
+  cudaStream_t stream() const;
+};
+CUDAStream getCurrentCUDAStream(signed char device_index = -1);
+CUDAStream getDefaultCUDAStream(signed char device_index = -1);
+struct cudaDeviceProp_stub {
+  int multiProcessorCount;
+  int maxThreadsPerBlock;
+  int warpSize;
+  size_t sharedMemPerBlock;
+};
+cudaDeviceProp_stub* getCurrentDeviceProperties();
+}  // namespace cuda
+}  // namespace at
+
+namespace c10 {
+namespace cuda {
+using at::cuda::CUDAStream;
+using at::cuda::getCurrentCUDAStream;
+struct CUDAGuard {
+  explicit CUDAGuard(signed char device);
+  explicit CUDAGuard(Device device);
+};
+}  // namespace cuda
+}  // namespace c10
+
+namespace torch {
+using namespace at;
+using at::Tensor;
+using c10::TensorOptions;
+using c10::TypeMeta;
+inline TensorOptions dtype(ScalarType t) { return TensorOptions(t); }
+inline TensorOptions device(DeviceType d) { return TensorOptions(d); }
+}  // namespace torch
+
+namespace kaudit_prelude {
+template <typename... Args>
+[[noreturn]] void torch_check_failed(const char* cond, const Args&... message);
+void cuda_kernel_launch_check();
+}  // namespace kaudit_prelude
+
+#define TORCH_CHECK(cond, ...) \
+  ((cond) ? (void)0 : ::kaudit_prelude::torch_check_failed(#cond, ##__VA_ARGS__))
+#define TORCH_INTERNAL_ASSERT(cond, ...) TORCH_CHECK(cond, ##__VA_ARGS__)
+#define AT_ASSERTM(cond, ...) TORCH_CHECK(cond, ##__VA_ARGS__)
+#define C10_CUDA_KERNEL_LAUNCH_CHECK() ::kaudit_prelude::cuda_kernel_launch_check()
+#define C10_CUDA_CHECK(expr) ((void)(expr))
+#define AT_CUDA_CHECK(expr) ((void)(expr))
+#define CHECK_CUDA(x) TORCH_CHECK((x).is_cuda(), #x " must be a CUDA tensor")
+#define CHECK_CONTIGUOUS(x) TORCH_CHECK((x).is_contiguous(), #x " must be contiguous")
+#define CHECK_INPUT(x) \
+  CHECK_CUDA(x);       \
+  CHECK_CONTIGUOUS(x)
+
+// The dispatch macros instantiate the lambda once per element type, like ATen does, so templated
+// kernels are instantiated for each type.
+#define KAUDIT_DISPATCH_CASE(T, ...) \
+  {                                  \
+    using scalar_t = T;              \
+    (void)sizeof(scalar_t);          \
+    __VA_ARGS__();                   \
+  }
+#define AT_DISPATCH_FLOATING_TYPES(TYPE, NAME, ...) \
+  [&] {                                             \
+    (void)(TYPE);                                   \
+    (void)(NAME);                                   \
+    KAUDIT_DISPATCH_CASE(float, __VA_ARGS__)        \
+    KAUDIT_DISPATCH_CASE(double, __VA_ARGS__)       \
+  }()
+#define AT_DISPATCH_FLOATING_TYPES_AND_HALF(TYPE, NAME, ...) \
+  [&] {                                                      \
+    (void)(TYPE);                                            \
+    (void)(NAME);                                            \
+    KAUDIT_DISPATCH_CASE(float, __VA_ARGS__)                 \
+    KAUDIT_DISPATCH_CASE(double, __VA_ARGS__)                \
+    KAUDIT_DISPATCH_CASE(at::Half, __VA_ARGS__)              \
+  }()
+#define AT_DISPATCH_FLOATING_TYPES_AND2(A, B, TYPE, NAME, ...) \
+  AT_DISPATCH_FLOATING_TYPES_AND_HALF(TYPE, NAME, __VA_ARGS__)
+
+#define PYBIND11_MODULE(name, m) void kaudit_pybind11_module_##name(struct kaudit_py_module& m)
+#define TORCH_EXTENSION_NAME kaudit_extension
+
+#endif  // KAUDIT_CUDA_PARSE_PRELUDE_H

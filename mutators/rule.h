@@ -1,0 +1,116 @@
+// Internal: the rule framework, in the style of clang-tidy checks.
+//
+// A rule is one declarative entry (RuleDef) in a family file rules/<family>.cpp:
+//
+//   {"arith-add-to-sub", Family::Arithmetic, kScopeDevice | kScopeLaunch,
+//    "a + b -> a - b (arithmetic operands)",
+//    [] { return match(binaryOperator(hasOperatorName("+")).bind("site")); },
+//    [](const MatchContext& m) -> std::optional<Edit> { ... }},
+//
+// - `matcher` builds a Clang AST matcher. It must bind the node being rewritten (or its closest
+//   enclosing node) as "site"; everything else it binds is for the producer.
+// - `produce` turns one match into at most one Edit (a contiguous main-file rewrite), or nullopt
+//   to decline (e.g. the code is in a macro body or the operand types do not fit).
+// - `scopes` says where the edit may land (kScopeDevice/kScopeLaunch/kScopeHost, mutators.h); the
+//   site finder drops edits outside them, so matchers stay simple.
+//
+// The engine (sites.cpp) runs all rules in one MatchFinder pass over the AST (template
+// instantiations included: identical edits from several instantiations collapse into one site),
+// keeps main-file edits only, and orders sites by (begin offset, rule id, end, replacement).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <clang/AST/ExprCXX.h>
+#include <clang/ASTMatchers/ASTMatchFinder.h>
+#include <clang/ASTMatchers/ASTMatchers.h>
+
+#include "mutators/ast_util.h"
+#include "mutators/mutators.h"
+
+namespace kaudit::mutators::detail {
+
+using DynMatcher = clang::ast_matchers::internal::DynTypedMatcher;
+using MatcherFactory = DynMatcher (*)();
+using Producer = std::optional<Edit> (*)(const MatchContext&);
+
+struct RuleDef {
+  const char* id;
+  Family family;
+  unsigned scopes;
+  const char* description;
+  MatcherFactory matcher;
+  Producer produce;
+};
+
+// Converts any typed matcher to the dynamic form the engine registers.
+template <typename M>
+DynMatcher match(const M& matcher) {
+  return clang::ast_matchers::internal::DynTypedMatcher(matcher);
+}
+
+// Matchers that ASTMatchers does not ship.
+// `threadIdx.x` & co. are MSPropertyRefExpr nodes (Clang's __declspec(property) builtins).
+extern const clang::ast_matchers::internal::VariadicDynCastAllOfMatcher<clang::Stmt,
+                                                                        clang::MSPropertyRefExpr>
+    msPropertyRefExpr;
+
+// Shared matcher fragments.
+// Expression whose (desugared) type is float or double.
+inline auto floating_expr() {
+  using namespace clang::ast_matchers;
+  return expr(hasType(qualType(hasCanonicalType(realFloatingPointType()))));
+}
+// Expression of an integer type (bool and enums excluded).
+inline auto integer_expr() {
+  using namespace clang::ast_matchers;
+  return expr(hasType(qualType(hasCanonicalType(isInteger()))),
+              unless(hasType(qualType(hasCanonicalType(booleanType())))));
+}
+// Call to a function named `name` (resolved or, in a template pattern, unresolved).
+inline auto call_to(llvm::StringRef name) {
+  using namespace clang::ast_matchers;
+  return callExpr(callee(functionDecl(hasName(name))));
+}
+
+// The family lists, one per rules/<family>.cpp.
+std::vector<RuleDef> arithmetic_rules();
+std::vector<RuleDef> indexing_rules();
+std::vector<RuleDef> semantic_rules();
+std::vector<RuleDef> boundary_rules();
+std::vector<RuleDef> synchronization_rules();
+std::vector<RuleDef> precision_rules();
+std::vector<RuleDef> reward_hack_rules();
+
+// All rules in catalog order (family order, then id); checked once for unique kebab-case ids.
+const std::vector<RuleDef>& all_rule_defs();
+
+// Helpers used by several families.
+// Non-dependent arithmetic (integer or floating) type.
+bool is_arithmetic(const clang::Expr* e);
+bool is_integer(const clang::Expr* e);   // integer, not bool
+bool is_floating(const clang::Expr* e);  // float or double (or half-precision builtins)
+bool is_float32(const clang::Expr* e);   // exactly float
+bool is_pointer(const clang::Expr* e);
+// Rewrites the operator token of `op` (which must be spelled op->getOpcodeStr()) to `to`.
+std::optional<Edit> swap_operator(const MatchContext& m, const clang::BinaryOperator* op,
+                                  std::string to);
+// `text` of a bound expression minus one: literals are respelled (7 -> 6), anything else gets
+// " - 1" (parenthesised if needed). nullopt for a literal 0 or unreadable code.
+std::optional<std::string> minus_one(const MatchContext& m, const clang::Expr* e);
+// dim3-aware rewrite of a launch configuration argument: `op` is applied to the scalar, or to the
+// x component of a dim3 (`dim3((g).x / 2, (g).y, (g).z)`).
+std::optional<Edit> rewrite_config_x(const MatchContext& m, const clang::Expr* arg,
+                                     const std::string& op_suffix);
+// The written launch-configuration argument `index` (0 grid, 1 block, 2 shared memory, 3 stream)
+// of a <<<...>>> launch, with implicit conversions stripped; null when defaulted.
+const clang::Expr* launch_config_arg(const clang::CUDAKernelCallExpr* launch, unsigned index);
+// True if the expression's type is the dim3 record.
+bool is_dim3(const clang::Expr* e);
+// True if `var` is a local accumulator: assigned somewhere in `body` by `var op= ...` or by
+// `var = <expression that reads var>`.
+bool is_accumulator(const clang::VarDecl* var, const clang::Stmt* body);
+
+}  // namespace kaudit::mutators::detail
