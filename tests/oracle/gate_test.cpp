@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "common/process.h"
 #include "corpus/corpus.h"
@@ -121,5 +122,24 @@ TEST(CheckCommand, UnknownOracleNamesTheBuiltIns) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("no built-in oracle 'kernelbench-v7'"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("gym-v9"), std::string::npos) << r.err;
+}
+}  // namespace
+
+namespace {
+TEST(RulesCommand, JsonListsEveryFamilyWithIdFamilyDescription) {
+  auto r = kaudit::run_process({KAUDIT_EXE, "rules", "--json"}, 60);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(j.is_array());
+  std::set<std::string> families, ids;
+  for (const auto& rule : j) {
+    ASSERT_TRUE(rule.contains("id") && rule.contains("family") && rule.contains("description")) << rule;
+    families.insert(rule["family"].get<std::string>());
+    EXPECT_TRUE(ids.insert(rule["id"].get<std::string>()).second) << "duplicate id " << rule["id"];
+  }
+  EXPECT_EQ(families, (std::set<std::string>{"arithmetic", "indexing", "semantic", "boundary", "synchronization",
+                                             "precision", "reward-hack"}));
+  auto bad = kaudit::run_process({KAUDIT_EXE, "rules", "--jsn"}, 60);
+  EXPECT_EQ(bad.exit_code, 2);
 }
 }  // namespace
