@@ -94,33 +94,29 @@ GateReport run_gate(const corpus::Corpus& corpus, const GateOptions& options) {
       for (const Recipe& recipe : gate_recipes(task)) {
         GateCase c;
         c.recipe = recipe.name;
+        bool no_reference = false;
         try {
-          c.dims = dims_for(task, recipe);
-          const std::vector<at::Tensor> inputs = make_inputs(task, recipe, c.dims);
-          const Reference reference = references.load(task, c.dims);
-          const std::vector<at::Tensor> ref64 = reference.forward(inputs, at::kDouble);
-          runtime::RunRequest req;
-          req.library = builds[ki].library;
-          req.args = bind_entry_args(task, kernel, inputs, c.dims, reference);
-          const runtime::RunResult r = runner.run(req);
+          c.dims = dims_for(task, recipe);  // named in the failure even when the reference fails
+          const RecipeRun run = run_recipe(references, runner, task, kernel, builds[ki].library, recipe, at::kDouble);
+          const runtime::RunResult& r = run.result;
+          c.dims = run.dims;
           c.status = r.status;
           c.message = r.message;
           c.seconds = r.seconds;
           if (r.status == runtime::Status::Ok) {
             GateTolerance tol = r.outputs.empty() ? default_gate_tolerance(at::kFloat)
                                                   : gate_tolerance(task, r.outputs[0].scalar_type());
-            c.compare = compare_gate(r.outputs, ref64, tol);
+            c.compare = compare_gate(r.outputs, run.reference, tol);
             c.passed = c.compare.ok;
           }
         } catch (const ReferenceError& e) {
           c.status = runtime::Status::Exception;
           c.message = std::string("reference export failed: ") + e.what();
+          no_reference = true;
         } catch (const std::exception& e) {
           c.status = runtime::Status::Exception;
           c.message = e.what();
         }
-        const bool no_reference = c.status == runtime::Status::Exception && c.compare.elements == 0 &&
-                                  c.message.rfind("reference export failed", 0) == 0;
         if (!c.passed && v.passed) {
           v.passed = false;
           v.failure = case_failure(c);

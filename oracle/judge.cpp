@@ -31,6 +31,21 @@ std::vector<runtime::EntryArg> bind_entry_args(const corpus::Task& task, const c
   return args;
 }
 
+RecipeRun run_recipe(ReferenceStore& references, runtime::IsolatedRunner& runner, const corpus::Task& task,
+                     const corpus::Kernel& kernel, const std::filesystem::path& library, const Recipe& recipe,
+                     at::ScalarType precision) {
+  RecipeRun out;
+  out.dims = dims_for(task, recipe);
+  const std::vector<at::Tensor> inputs = make_inputs(task, recipe, out.dims);
+  const Reference reference = references.load(task, out.dims);
+  out.reference = reference.forward(inputs, precision);
+  runtime::RunRequest req;
+  req.library = library;
+  req.args = bind_entry_args(task, kernel, inputs, out.dims, reference);
+  out.result = runner.run(req);
+  return out;
+}
+
 OracleVerdict Judge::judge(const OracleSpec& spec, const corpus::Task& task, const corpus::Kernel& kernel,
                            const std::filesystem::path& library) {
   OracleVerdict v;
@@ -39,18 +54,12 @@ OracleVerdict Judge::judge(const OracleSpec& spec, const corpus::Task& task, con
     TrialOutcome t;
     t.trial = trial.name;
     try {
-      t.dims = dims_for(task, trial);
-      const std::vector<at::Tensor> inputs = make_inputs(task, trial, t.dims);
-      const Reference reference = references_.load(task, t.dims);
-      const std::vector<at::Tensor> ref = reference.forward(inputs, precision);
-      runtime::RunRequest req;
-      req.library = library;
-      req.args = bind_entry_args(task, kernel, inputs, t.dims, reference);
-      const runtime::RunResult r = runner_.run(req);
-      t.status = r.status;
-      t.message = r.message;
-      if (r.status == runtime::Status::Ok) {
-        t.compare = apply_comparator(spec.comparator, r.outputs, ref);
+      const RecipeRun run = run_recipe(references_, runner_, task, kernel, library, trial, precision);
+      t.dims = run.dims;
+      t.status = run.result.status;
+      t.message = run.result.message;
+      if (run.result.status == runtime::Status::Ok) {
+        t.compare = apply_comparator(spec.comparator, run.result.outputs, run.reference);
         t.passed = t.compare.ok;
       }
     } catch (const std::exception& e) {

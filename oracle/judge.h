@@ -35,6 +35,17 @@ std::vector<runtime::EntryArg> bind_entry_args(const corpus::Task& task, const c
                                                const std::vector<at::Tensor>& inputs,
                                                const corpus::Assignment& dims, const Reference& reference);
 
+// One kernel run on one recipe: the recipe's inputs, the reference at `precision` (at::kDouble or
+// at::kFloat) and the kernel's result. Throws ReferenceError when the reference cannot be had.
+struct RecipeRun {
+  corpus::Assignment dims;
+  std::vector<at::Tensor> reference;
+  runtime::RunResult result;
+};
+RecipeRun run_recipe(ReferenceStore& references, runtime::IsolatedRunner& runner, const corpus::Task& task,
+                     const corpus::Kernel& kernel, const std::filesystem::path& library, const Recipe& recipe,
+                     at::ScalarType precision);
+
 class Judge {
  public:
   Judge(ReferenceStore& references, runtime::IsolatedRunner& runner) : references_(references), runner_(runner) {}
