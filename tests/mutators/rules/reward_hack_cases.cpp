@@ -1,0 +1,82 @@
+// Rule cases of the reward-hack family (see rule_case.h).
+#include "rule_case.h"
+
+namespace kaudit::mutators::testing_cases {
+
+std::vector<RuleCase> reward_hack_cases() {
+  std::vector<RuleCase> c;
+  c.push_back({"hack-remove-launch", std::string(kHostPrefix) + R"cu(
+__global__ void k(float* y) { y[0] = 1.0f; }
+torch::Tensor f(torch::Tensor x) {
+    k<<<1, 32>>>(x.data_ptr<float>());
+    return x;
+}
+)cu",
+               {{"k<<<1, 32>>>(x.data_ptr<float>())", "(void)0"}}});
+  c.push_back({"hack-grid-halved", std::string(kHostPrefix) + R"cu(
+__global__ void k(float* y) { y[blockIdx.x] = 0.0f; }
+torch::Tensor f(torch::Tensor x) {
+    int blocks = 8;
+    k<<<blocks, 256>>>(x.data_ptr<float>());
+    dim3 grid(4, 2);
+    k<<<grid, 256>>>(x.data_ptr<float>());
+    return x;
+}
+)cu",
+               {{"blocks", "blocks / 2"}, {"grid", "dim3((grid).x / 2, (grid).y, (grid).z)"}}});
+  c.push_back({"hack-skip-last-block", R"cu(
+__global__ void k(float* y) { y[0] = 1.0f; }
+__device__ void d(float* y) { y[0] = 2.0f; }
+template <int B> __global__ void t(float* y) { y[0] = B; }
+)cu",
+               {{"", " if (blockIdx.x == gridDim.x - 1) return;"},
+                {"", " if (blockIdx.x == gridDim.x - 1) return;"}}});
+  c.push_back({"hack-half-loop-bound", R"cu(
+__global__ void k(float* y, int n) {
+    for (int i = 0; i < n; ++i) y[i] = 0.0f;
+    for (int j = 0; j < 8; ++j) y[j] = 0.0f;
+    for (int k2 = 0; k2 < n + 1; ++k2) y[k2] = 0.0f;
+}
+)cu",
+               {{"n", "n / 2"}, {"n + 1", "(n + 1) / 2"}}});
+  c.push_back({"hack-shrink-eps", std::string(kHostPrefix) + R"cu(
+__global__ void k(float* y, const float* x, float eps) {
+    y[0] = rsqrtf(x[0] + eps);
+    y[1] = x[1] + 1e-5f;
+    y[2] = x[2] + 0.5f;
+    float scale = 2.0f;
+    y[3] = scale;
+}
+torch::Tensor f(torch::Tensor x, double eps) {
+    k<<<1, 32>>>(x.data_ptr<float>(), x.data_ptr<float>(), (float)eps);
+    return x;
+}
+)cu",
+               {{"eps", "(eps * 1e-3f)"}, {"1e-5f", "1e-08f"}, {"eps", "(eps * 1e-3f)"}}});
+  c.push_back({"hack-return-input", std::string(kHostPrefix) + R"cu(
+torch::Tensor f(torch::Tensor x, torch::Tensor w) {
+    auto y = torch::empty_like(x);
+    if (x.numel() == 0) return y;
+    return y;
+}
+torch::Tensor g(torch::Tensor x) { return x; }
+int h(torch::Tensor x) { int n = 0; return n; }
+)cu",
+               {{"y", "x"}, {"y", "x"}}});
+  c.push_back({"hack-half-precision-input", std::string(kHostPrefix) + R"cu(
+__global__ void k(const float* a, const float* b, float* c, const long long* idx) {}
+torch::Tensor f(torch::Tensor x, torch::Tensor w, torch::Tensor t) {
+    auto xc = x.contiguous();
+    auto y = torch::empty_like(x);
+    const float* wp = w.data_ptr<float>();
+    k<<<1, 32>>>(xc.data_ptr<float>(), w.contiguous().data_ptr<float>(), y.data_ptr<float>(),
+                 t.data_ptr<long long>());
+    return wp ? y : x;
+}
+)cu",
+               {{"xc", "xc.to(torch::kHalf).to(torch::kFloat)"},
+                {"w.contiguous()", "w.contiguous().to(torch::kHalf).to(torch::kFloat)"}}});
+  return c;
+}
+
+}  // namespace kaudit::mutators::testing_cases
