@@ -182,6 +182,29 @@ uint64_t int_width(const MatchContext& m, const Expr* e) {
   return m.ast().getTypeSize(s->getType());
 }
 
+// Does `s` subscript a local (register) array with `var`? Index -1 of such an array is undefined
+// behaviour the compiler may delete outright (an equivalent mutant), not a read of the element
+// before the tile.
+bool indexes_local_array(const Stmt* s, const VarDecl* var) {
+  if (s == nullptr) return false;
+  const auto* sub = dyn_cast<ArraySubscriptExpr>(s);
+  if (sub != nullptr && references(sub->getIdx(), var)) {
+    const Expr* base = sub->getBase()->IgnoreParenImpCasts();
+    while (const auto* inner = dyn_cast<ArraySubscriptExpr>(base)) {
+      base = inner->getBase()->IgnoreParenImpCasts();
+    }
+    const VarDecl* array = referenced_var(base);
+    if (array != nullptr && array->getType()->isArrayType() && array->hasLocalStorage() &&
+        !array->hasAttr<CUDASharedAttr>()) {
+      return true;
+    }
+  }
+  for (const Stmt* c : s->children()) {
+    if (indexes_local_array(c, var)) return true;
+  }
+  return false;
+}
+
 auto relational() {
   return binaryOperator(hasAnyOperatorName("<", "<=", ">", ">="), hasLHS(integer_expr()),
                         hasRHS(integer_expr()));
@@ -452,11 +475,14 @@ std::vector<RuleDef> boundary_rules() {
              hasCondition(ignoringParenImpCasts(
                  binaryOperator(hasAnyOperatorName("<", "<="), hasLHS(var_ref("var"))))),
              hasIncrement(anyOf(unaryOperator(hasAnyOperatorName("++"), hasUnaryOperand(var_ref("var"))),
-                                binaryOperator(hasOperatorName("+="), hasLHS(var_ref("var")))))));
+                                binaryOperator(hasOperatorName("+="), hasLHS(var_ref("var"))))))
+                          .bind("loop"));
        },
        [](const MatchContext& m) -> std::optional<Edit> {
          // Signed induction variables only: an unsigned one would wrap instead of reading -1.
-         if (!m.node<VarDecl>("var")->getType()->isSignedIntegerType()) return std::nullopt;
+         const auto* var = m.node<VarDecl>("var");
+         if (!var->getType()->isSignedIntegerType()) return std::nullopt;
+         if (indexes_local_array(m.node<ForStmt>("loop")->getBody(), var)) return std::nullopt;
          const auto* init = m.node<Expr>("site");
          if (const auto* lit = dyn_cast<IntegerLiteral>(init->IgnoreParenImpCasts())) {
            if (lit->getValue() == 0) return m.replace(lit, "-1");

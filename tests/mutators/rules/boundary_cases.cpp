@@ -192,6 +192,9 @@ __global__ void k(float* y, int n) {
     for (int c = 2; c <= n; ++c) y[c] = 0.0f;
     for (unsigned u = 0; u < 4u; ++u) y[u] = 0.0f;
     for (int s = 16; s > 0; s >>= 1) y[s] = 0.0f;
+    float r[4][4];
+    for (int q = 0; q < 4; ++q) r[0][q] = y[q];
+    y[0] = r[0][1];
 }
 )cu",
                {{"0", "-1"}, {"threadIdx.x", "threadIdx.x - 1"}, {"2", "1"}}});
