@@ -162,20 +162,8 @@ json serve_one(const json& req, std::vector<at::Tensor>& tensors, std::vector<at
   return resp;
 }
 
-}  // namespace
-
-int worker_main(bool memcheck, int threads) {
-  // Protocol on a private copy of stdout; fd 1 becomes stderr so device printf cannot corrupt it.
-  const int out_fd = dup(1);
-  dup2(2, 1);
-  signal(SIGPIPE, SIG_IGN);
-  if (memcheck) rt::install_guarded_allocator();
-  std::unique_ptr<tbb::global_control> limit;
-  if (threads > 0) limit = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism, threads);
-  std::map<std::string, std::unique_ptr<KernelLibrary>> libraries;
-  // Ready handshake: the parent's per-run time limit starts only once the worker is up (loading
-  // libtorch can take seconds on a busy machine).
-  if (!send_message(out_fd, {{"ready", true}}, {})) return 4;
+// Serves requests on stdin until EOF (0) or a protocol error (3: bad input, 4: cannot write).
+int serve_requests(int out_fd, std::map<std::string, std::unique_ptr<KernelLibrary>>& libraries) {
   Reader reader{0};
   for (;;) {
     json req;
@@ -191,6 +179,45 @@ int worker_main(bool memcheck, int threads) {
       outputs.clear();
     }
     if (!send_message(out_fd, resp, outputs)) return 4;
+  }
+}
+
+}  // namespace
+
+int worker_main(bool memcheck, int threads) {
+  // Protocol on a private copy of stdout; fd 1 becomes stderr so device printf cannot corrupt it.
+  const int out_fd = dup(1);
+  dup2(2, 1);
+  signal(SIGPIPE, SIG_IGN);
+  if (memcheck) rt::install_guarded_allocator();
+  std::unique_ptr<tbb::global_control> limit;
+  if (threads > 0) limit = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism, threads);
+  std::map<std::string, std::unique_ptr<KernelLibrary>> libraries;
+  // Ready handshake: the parent's per-run time limit starts only once the worker is up (loading
+  // libtorch can take seconds on a busy machine).
+  if (!send_message(out_fd, {{"ready", true}}, {})) return 4;
+  // The loaded process is a zygote: requests are served by a forked child, in a loop, as long as
+  // it lives. When a run kills the child (a crash, the memory checker's out-of-bounds exit), the
+  // zygote reports that run's death itself and forks a fresh child in milliseconds, instead of
+  // the runner starting a new worker that loads libtorch again (about a second).
+  for (;;) {
+    const pid_t child = fork();
+    if (child < 0) return 5;
+    if (child == 0) _exit(serve_requests(out_fd, libraries));
+    int status = 0;
+    while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 3 || WEXITSTATUS(status) == 4))
+      return WEXITSTATUS(status);  // end of input, or the protocol broke
+    json death;
+    if (WIFEXITED(status) && WEXITSTATUS(status) == rt::kOutOfBoundsExitCode) {
+      death = {{"status", "out-of-bounds"}, {"message", ""}};
+    } else {
+      death = {{"status", "crash"},
+               {"message", WIFSIGNALED(status) ? std::string("kernel run killed by signal ") + strsignal(WTERMSIG(status))
+                                               : "kernel run exited with code " + std::to_string(WEXITSTATUS(status))}};
+    }
+    if (!send_message(out_fd, death, {})) return 4;
   }
 }
 
@@ -212,12 +239,22 @@ bool IsolatedRunner::start(std::string& error) {
   const std::string exe = exe_.string(), threads = std::to_string(limits_.threads);
   const char* argv[] = {exe.c_str(), "worker", "--threads", threads.c_str(), limits_.memcheck ? "--memcheck" : nullptr, nullptr};
   const rlim_t mem = limits_.memory_bytes;
+  // LD_BIND_NOW: every symbol is resolved once when the worker starts, not lazily in each child
+  // forked for a run (lazy resolution would repeat in every child, across libtorch's libraries).
+  std::vector<std::string> env_strings;
+  for (char** e = environ; *e; ++e)
+    if (std::strncmp(*e, "LD_BIND_NOW=", 12) != 0) env_strings.emplace_back(*e);
+  env_strings.emplace_back("LD_BIND_NOW=1");
+  std::vector<char*> envp;
+  for (auto& e : env_strings) envp.push_back(e.data());
+  envp.push_back(nullptr);
   pid_t pid = fork();
   if (pid < 0) {
     error = std::string("fork: ") + std::strerror(errno);
     return false;
   }
   if (pid == 0) {  // child: only async-signal-safe calls until exec
+    setpgid(0, 0);  // a group of its own, so a kill reaches the children it forks for runs
     dup2(in[0], 0);
     dup2(out[1], 1);
     dup2(err[1], 2);
@@ -225,9 +262,10 @@ bool IsolatedRunner::start(std::string& error) {
     if (mem) setrlimit(RLIMIT_AS, &rl);
     rlimit core{0, 0};
     setrlimit(RLIMIT_CORE, &core);
-    execv(argv[0], const_cast<char* const*>(argv));
+    execve(argv[0], const_cast<char* const*>(argv), envp.data());
     _exit(127);
   }
+  setpgid(pid, pid);  // also here: a kill may come before the child's own call
   close(in[0]);
   close(out[1]);
   close(err[1]);
@@ -252,7 +290,7 @@ bool IsolatedRunner::start(std::string& error) {
 
 void IsolatedRunner::stop() {
   if (pid_ > 0) {
-    kill(pid_, SIGKILL);
+    kill(-pid_, SIGKILL);
     waitpid(pid_, nullptr, 0);
   }
   for (int* fd : {&to_worker_, &from_worker_, &worker_err_})
@@ -260,15 +298,23 @@ void IsolatedRunner::stop() {
   pid_ = -1;
 }
 
+namespace {
+// The last 1500 bytes of a worker's stderr, without trailing blanks.
+std::string trimmed_tail(const std::string& err) {
+  std::string tail = err.size() > 1500 ? err.substr(err.size() - 1500) : err;
+  while (!tail.empty() && (tail.back() == '\n' || tail.back() == ' ')) tail.pop_back();
+  return tail;
+}
+}  // namespace
+
 RunResult IsolatedRunner::collect_death(RunResult r, bool timed_out) {
-  if (timed_out) kill(pid_, SIGKILL);
+  if (timed_out) kill(-pid_, SIGKILL);  // the worker's process group: it and its run's child
   int status = 0;
   waitpid(pid_, &status, 0);
   pid_ = -1;
   Reader drain{worker_err_, worker_err_, &stderr_tail_};
   drain.drain_stderr();
-  std::string tail = stderr_tail_.size() > 1500 ? stderr_tail_.substr(stderr_tail_.size() - 1500) : stderr_tail_;
-  while (!tail.empty() && (tail.back() == '\n' || tail.back() == ' ')) tail.pop_back();
+  const std::string tail = trimmed_tail(stderr_tail_);
   stop();
   if (timed_out) {
     r.status = Status::Timeout;
@@ -329,11 +375,19 @@ RunResult IsolatedRunner::run(const RunRequest& request) {
       const std::string st = resp.value("status", "crash");
       static const std::map<std::string, Status> names = {
           {"ok", Status::Ok}, {"crash", Status::Crash}, {"barrier-divergence", Status::BarrierDivergence},
-          {"launch-error", Status::LaunchError}, {"exception", Status::Exception}};
+          {"launch-error", Status::LaunchError}, {"exception", Status::Exception},
+          {"out-of-bounds", Status::OutOfBounds}};
       auto it = names.find(st);
       result.status = it == names.end() ? Status::Crash : it->second;
       result.message = resp.value("message", "");
       result.outputs = std::move(outputs);
+      if (result.status == Status::Crash || result.status == Status::OutOfBounds) {
+        // The run's child died: what it printed (the memory checker's report, a device assert).
+        Reader drain{worker_err_, worker_err_, &stderr_tail_};
+        drain.drain_stderr();
+        const std::string tail = trimmed_tail(stderr_tail_);
+        if (!tail.empty()) result.message += result.message.empty() ? tail : ": " + tail;
+      }
     } else {
       result = collect_death(result, r == ReadResult::Timeout);
     }

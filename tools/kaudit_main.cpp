@@ -11,6 +11,7 @@ void usage() {
   std::puts(
       "usage: kaudit <command> [options]\n\n"
       "commands:\n"
+      "  audit [--oracle SPEC]... [--json]  score oracles on the corpus mutants (the main job)\n"
       "  verify [PATH] [--json]   run the verification gate over a corpus (default: the built-in one)\n"
       "  check [PATH] [--oracle SPEC]...  run oracle specs on the corpus kernels (false kills)\n"
       "  rules [--json]           list the mutation rule catalog\n"
@@ -31,6 +32,7 @@ int main(int argc, char** argv) {
   if (cmd == "verify") return kaudit::cli::verify_command(args);
   if (cmd == "check") return kaudit::cli::check_command(args);
   if (cmd == "rules") return kaudit::cli::rules_command(args);
+  if (cmd == "audit") return kaudit::cli::audit_command(args);
   if (cmd == "mutate") return kaudit::cli::mutate_command(args);
   std::fprintf(stderr, "kaudit: unknown command '%s'\n", cmd.c_str());
   usage();

@@ -1,0 +1,108 @@
+// kaudit::audit -- kill witnesses and oracle scoring over the mutant pool (`kaudit audit`).
+//
+//   AuditResult r = run_audit(corpus, options);
+//
+// Stages, per task of the corpus:
+//  1. Mutants: the mutation pipeline (mutators/pipeline) over the task's kernels; only distinct
+//     mutants (and "unknown" ones when NVRTC is missing) are audited.
+//  2. The candidate pool: every trial of every oracle spec (deduplicated by recipe, not by name)
+//     and the verification gate's recipes (sign, magnitude and odd-shape variants), ordered cheap
+//     first (fewest input elements; ties keep first-use order).
+//  3. Legality: the correct set is the task's corpus kernels and the float32 reference. An input
+//     is legal when every member stays within the witness tolerance of the float64 reference
+//     (default: allclose, rtol = atol = 1e-2, the reference study's). The same runs give each
+//     oracle's false kills: a member an oracle's comparator rejects on one of its trials.
+//  4. Witness search: every audited mutant (CPU schemata: one build per kernel, a runtime switch
+//     per mutant; standalone builds where a schema cannot hold a mutant) runs in an isolated
+//     worker on the legal pool inputs, cheap first, up to the first failure: its witness. An
+//     outcome is pass, wrong-output (witness comparator against the float64 reference), or the
+//     run's failure: crash, timeout, barrier-divergence, launch-error, out-of-bounds, exception.
+//  5. Oracle verdicts: each oracle's trials in its order, up to the first one that fails under the
+//     oracle's own comparator and reference precision (a failed run fails every checker). Runs
+//     are shared with the witness search, so a mutant's row of the kill matrix holds the inputs
+//     that were needed (the others are "not-run"); a full row costs every pool input.
+// Results are cached per kernel and per task's legality (<cache>/audit/<key>.json; the key covers
+// the kernel text, mutant ids, pool, comparators and limits), so an interrupted or repeated audit
+// reuses them.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "audit/scoring.h"
+#include "corpus/corpus.h"
+#include "mutators/pipeline/pipeline.h"
+#include "oracle/recipes.h"
+#include "oracle/spec.h"
+
+namespace kaudit::audit {
+
+enum class Outcome : std::uint8_t {
+  Pass, WrongOutput, Crash, Timeout, BarrierDivergence, LaunchError, OutOfBounds, Exception, NotRun
+};
+// "pass", "wrong-output", "crash", "timeout", "barrier-divergence", "launch-error",
+// "out-of-bounds", "exception", "not-run".
+const char* outcome_name(Outcome o);
+
+struct AuditOptions {
+  std::filesystem::path cache_dir;
+  std::filesystem::path worker_exe;        // a binary with a `worker` subcommand (kaudit)
+  std::vector<oracle::OracleSpec> oracles;
+  oracle::Comparator witness{oracle::ComparatorKind::Allclose, 1e-2, 1e-2, false};
+  // Per run (correct kernels at the small presets take milliseconds). A mutant that times out
+  // twice is not run again: its remaining inputs count as timeouts (a hang costs the whole limit).
+  double timeout_seconds = 2;
+  unsigned jobs = 0;                       // isolated workers in parallel; 0 = hardware threads
+  std::vector<std::string> only;           // kernel ids TASK/NAME; empty = all
+  mutators::SiteOptions sites;             // rule selection
+  std::function<void(const std::string& line)> progress;
+};
+
+struct PoolInput {
+  oracle::Recipe recipe;               // named after its first use
+  std::string key;                     // canonical recipe JSON without the name
+  std::vector<std::string> used_by;    // "<oracle>/<trial>" or "gate/<recipe>"
+  std::int64_t elements = 0;           // input elements (the cost order)
+  bool usable = true;                  // inputs and references could be made
+  bool legal = false;                  // every correct-set member within the witness tolerance
+  std::string note;                    // why not usable / not legal
+};
+
+struct TaskPool {
+  std::string task;
+  std::vector<PoolInput> inputs;
+};
+
+struct MutantAudit {
+  ScoredMutant scored;
+  std::string file;
+  std::string range;
+  std::string original, replacement;
+  bool ran = false;                    // false: could not be built for the CPU backend (note)
+  std::string note;
+  int witness = -1;                    // pool index, -1 when unwitnessed
+  Outcome witness_outcome = Outcome::Pass;
+  std::vector<Outcome> row;            // per pool input, by the witness comparator
+};
+
+struct AuditResult {
+  mutators::MutationPipeline pipeline;
+  std::vector<TaskPool> pools;
+  std::vector<MutantAudit> mutants;    // every audited mutant, kernels in corpus order
+  std::vector<FalseKill> false_kills;
+  std::vector<OracleScore> scores;     // one per oracle, in option order
+  std::vector<std::string> problems;   // what was skipped, and why
+  std::size_t runs = 0, cached_kernels = 0;
+  double seconds = 0;
+};
+
+AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options);
+
+// The pool of a task (stage 2), before legality.
+std::vector<PoolInput> candidate_pool(const corpus::Task& task, const std::vector<oracle::OracleSpec>& oracles);
+
+}  // namespace kaudit::audit

@@ -1,0 +1,70 @@
+// kaudit::audit -- scoring oracles on the kill matrix (pure functions, no kernel runs).
+//
+// Every audited mutant carries: its family, rule and task; whether it is witnessed (some legal
+// input makes it fail, by the witness comparator against the float64 reference); and, per oracle,
+// whether that oracle rejects it. An oracle's detection rate counts witnessed mutants only:
+//   detection = killed-and-witnessed / witnessed,   missed = witnessed - killed.
+// Unwitnessed mutants (no legal input shows a fault: possibly equivalent on the CPU backend, or a
+// fault the pool cannot reach) never enter a denominator; they are counted on their own.
+// The six fault families are summed into "all faults"; the reward-hack family is reported on its
+// own line and not in that sum (a planted hack is not a bug, and it would swamp the faults).
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "mutators/mutators.h"
+
+namespace kaudit::audit {
+
+struct ScoredMutant {
+  std::string id;
+  std::string task;
+  std::string kernel;
+  std::string rule;
+  mutators::Family family = mutators::Family::Arithmetic;
+  bool witnessed = false;
+  std::map<std::string, bool> killed_by;  // oracle name -> rejects this mutant
+};
+
+struct Tally {
+  std::size_t witnessed = 0;
+  std::size_t killed = 0;
+  std::size_t unwitnessed = 0;  // audited mutants without a witness (not in the rates)
+  std::size_t missed() const { return witnessed - killed; }
+  // killed / witnessed; 0 when nothing is witnessed.
+  double detection() const { return witnessed ? double(killed) / double(witnessed) : 0.0; }
+  double missed_fraction() const { return witnessed ? double(missed()) / double(witnessed) : 0.0; }
+};
+
+struct FalseKill {
+  std::string oracle;
+  std::string member;  // a corpus kernel id, or "reference-fp32"
+  std::string task;
+  std::string trial;   // the oracle trial that rejected it
+  std::string detail;  // the comparator's or the run's message
+};
+
+struct OracleScore {
+  std::string oracle;
+  std::map<mutators::Family, Tally> per_family;  // all seven families, even when empty
+  Tally faults;                                  // the six fault families together
+  std::map<std::string, Tally> per_rule;
+  std::map<std::string, Tally> per_task;         // fault families only
+  std::vector<FalseKill> false_kills;
+};
+
+// One score per oracle, in the order given. A mutant without an entry for an oracle counts as not
+// killed by it.
+std::vector<OracleScore> score_oracles(const std::vector<ScoredMutant>& mutants,
+                                       const std::vector<std::string>& oracles,
+                                       const std::vector<FalseKill>& false_kills);
+
+nlohmann::json to_json(const Tally& t);  // {"witnessed","killed","missed","unwitnessed","detection"}
+nlohmann::json to_json(const OracleScore& s);
+
+}  // namespace kaudit::audit

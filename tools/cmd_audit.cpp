@@ -1,0 +1,255 @@
+// kaudit audit [--oracle SPEC]... [--corpus PATH] [--out DIR] [--json]: the main job.
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "audit/audit.h"
+#include "corpus/corpus.h"
+#include "runtime/worker.h"
+#include "tools/cli.h"
+#include "tools/cli_common.h"
+
+namespace kaudit::cli {
+namespace {
+
+const char* kHelp =
+    "usage: kaudit audit [--oracle SPEC]... [--corpus PATH] [--out DIR] [--json] [--kernel TASK/NAME]...\n"
+    "                    [--rule ID]... [--witness-tol T] [--timeout S] [--jobs N] [--cache DIR]\n\n"
+    "Measures correctness checkers (oracle specs) on the mutants of a corpus (default: the built-in\n"
+    "one), on the CPU backend:\n"
+    "  1. mutate: every rule at every site, compiled with NVRTC, deduplicated by image;\n"
+    "  2. pool: every oracle's trials plus the gate's recipes (signs, magnitudes, odd shapes);\n"
+    "  3. legality: an input is legal when every correct kernel of the task and the float32\n"
+    "     reference stay within the witness tolerance of the float64 reference;\n"
+    "  4. witness: each distinct mutant runs on the legal inputs, cheap first (isolated workers); the\n"
+    "     first on which it fails (wrong output, crash, timeout, out-of-bounds...) is its witness;\n"
+    "  5. score: per oracle and family, the witnessed mutants it misses, and its false kills (correct\n"
+    "     kernels or the float32 reference it rejects).\n"
+    "Unwitnessed mutants never enter a rate. Results are cached: a re-run reuses them.\n\n"
+    "  --oracle SPEC    a built-in oracle name (suites/NAME.json) or a spec file; repeatable; default all\n"
+    "  --corpus PATH    corpus folder (tasks/ and kernels/)\n"
+    "  --out DIR        report folder (default kaudit-out): report.md, summary.json, mutants.jsonl,\n"
+    "                   kill-matrix.jsonl, pools.json\n"
+    "  --json           print summary.json instead of the table\n"
+    "  --kernel ID      only this kernel (repeatable)      --rule ID   only this rule (repeatable)\n"
+    "  --witness-tol T  allclose rtol = atol = T for witnesses and legality (default 1e-2)\n"
+    "  --timeout S      per kernel run (default 2)         --jobs N    parallel workers (default: cores)\n"
+    "  --cache DIR      cache (default $KAUDIT_CACHE or ~/.cache/kaudit)\n"
+    "Exit status: 0; 1 when something was skipped (listed); 2 on a usage error or a bad spec.\n";
+
+std::string pct(const audit::Tally& t) {
+  if (t.witnessed == 0) return "-";
+  char b[32];
+  std::snprintf(b, sizeof b, "%.1f", 100.0 * t.missed_fraction());
+  return b;
+}
+
+// The Markdown report: one row per family, a column per oracle (missed % of witnessed).
+std::string markdown_table(const audit::AuditResult& r, const std::vector<oracle::OracleSpec>& oracles,
+                           const oracle::Comparator& witness) {
+  std::ostringstream os;
+  const auto counts = r.pipeline.counts();
+  os << "Missed % of witnessed mutants, per family and oracle (CPU backend; oracle shape presets:";
+  for (const auto& o : oracles) os << " " << o.name << "=" << o.shape_preset;
+  os << "; witness tolerance allclose rtol=atol=" << witness.rtol << ").\n\n";
+  os << "| family | generated | distinct | witnessed | unwitnessed |";
+  for (const auto& o : oracles) os << " " << o.name << " |";
+  os << "\n|---|---:|---:|---:|---:|";
+  for (std::size_t i = 0; i < oracles.size(); ++i) os << "---:|";
+  os << "\n";
+  const auto row = [&](const std::string& name, const mutators::DedupCounts& pc, const audit::Tally& any,
+                       auto&& tally_of) {
+    os << "| " << name << " | " << pc.generated << " | " << pc.distinct << " | " << any.witnessed << " | "
+       << any.unwitnessed << " |";
+    for (const auto& s : r.scores) os << " " << pct(tally_of(s)) << " |";
+    os << "\n";
+  };
+  if (r.scores.empty()) return os.str();
+  mutators::DedupCounts fault_counts;
+  for (auto f : mutators::kAllFamilies) {
+    if (f == mutators::Family::RewardHack) continue;
+    const auto& c = counts.per_family.at(f);
+    fault_counts.generated += c.generated;
+    fault_counts.distinct += c.distinct;
+    row(std::string(mutators::family_name(f)), c, r.scores[0].per_family.at(f),
+        [f](const audit::OracleScore& s) { return s.per_family.at(f); });
+  }
+  row("**all faults**", fault_counts, r.scores[0].faults, [](const audit::OracleScore& s) { return s.faults; });
+  const auto hack = mutators::Family::RewardHack;
+  row("reward-hack", counts.per_family.at(hack), r.scores[0].per_family.at(hack),
+      [hack](const audit::OracleScore& s) { return s.per_family.at(hack); });
+  os << "| false kills (correct set) | | | | |";
+  for (const auto& s : r.scores) os << " " << s.false_kills.size() << " |";
+  os << "\n\nPipeline: " << counts.total.generated << " generated, " << counts.total.stillborn << " stillborn, "
+     << counts.total.duplicate << " duplicate, " << counts.total.equivalent << " equivalent, "
+     << counts.total.distinct << " distinct";
+  if (counts.total.unknown) os << ", " << counts.total.unknown << " unknown (no NVRTC)";
+  std::size_t legal = 0, inputs = 0;
+  for (const auto& p : r.pools)
+    for (const auto& in : p.inputs) {
+      ++inputs;
+      legal += in.legal;
+    }
+  os << "; " << r.mutants.size() << " audited on " << inputs << " pool inputs (" << legal << " legal) over "
+     << r.pools.size() << " tasks.\n";
+  return os.str();
+}
+
+nlohmann::json summary_json(const audit::AuditResult& r, const std::vector<oracle::OracleSpec>& oracles,
+                            const oracle::Comparator& witness, const std::string& corpus_path) {
+  nlohmann::json j;
+  j["backend"] = "cpu";
+  j["corpus"] = corpus_path;
+  j["witness_tolerance"] = {{"kind", oracle::comparator_name(witness.kind)}, {"rtol", witness.rtol}, {"atol", witness.atol}};
+  j["pipeline"] = mutators::pipeline_summary_json(r.pipeline);
+  j["pipeline"].erase("per_rule");
+  std::size_t witnessed = 0;
+  for (const auto& m : r.mutants) witnessed += m.scored.witnessed;
+  j["audited"] = r.mutants.size();
+  j["witnessed"] = witnessed;
+  nlohmann::json os = nlohmann::json::array();
+  for (std::size_t i = 0; i < r.scores.size(); ++i) {
+    nlohmann::json o = audit::to_json(r.scores[i]);
+    o["shape_preset"] = oracles[i].shape_preset;
+    o["spec"] = oracles[i].file.empty() ? "" : oracles[i].file.filename().string();
+    os.push_back(o);
+  }
+  j["oracles"] = os;
+  j["problems"] = r.problems;
+  j["runs"] = r.runs;
+  j["seconds"] = r.seconds;
+  return j;
+}
+
+void write_text(const std::filesystem::path& p, const std::string& text) {
+  const auto tmp = p.string() + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary);
+    f << text;
+    if (!f) throw std::runtime_error("cannot write " + tmp);
+  }
+  std::filesystem::rename(tmp, p);
+}
+
+}  // namespace
+
+int audit_command(const std::vector<std::string>& args) {
+  std::filesystem::path root = builtin_corpus_dir(), out_dir = "kaudit-out";
+  bool json_out = false;
+  std::vector<std::string> oracle_names;
+  audit::AuditOptions options;
+  options.cache_dir = default_cache_dir();
+  std::vector<oracle::OracleSpec> oracles;
+  try {
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      const std::string& a = args[i];
+      auto value = [&](const char* flag) -> std::string {
+        if (i + 1 >= args.size()) throw std::invalid_argument(std::string(flag) + " needs a value");
+        return args[++i];
+      };
+      if (a == "--help" || a == "-h") { std::fputs(kHelp, stdout); return 0; }
+      else if (a == "--json") json_out = true;
+      else if (a == "--oracle") oracle_names.push_back(value("--oracle"));
+      else if (a == "--corpus") root = value("--corpus");
+      else if (a == "--out") out_dir = value("--out");
+      else if (a == "--kernel") options.only.push_back(value("--kernel"));
+      else if (a == "--rule") {
+        const std::string r = value("--rule");
+        if (!mutators::find_rule(r)) throw std::invalid_argument("unknown rule '" + r + "' (see `kaudit rules`)");
+        options.sites.rules.push_back(r);
+      }
+      else if (a == "--witness-tol") {
+        const double t = std::stod(value("--witness-tol"));
+        if (!(t > 0 && t < 1)) throw std::invalid_argument("--witness-tol must be in (0, 1)");
+        options.witness.rtol = options.witness.atol = t;
+      }
+      else if (a == "--timeout") options.timeout_seconds = std::stod(value("--timeout"));
+      else if (a == "--jobs") options.jobs = static_cast<unsigned>(std::stoul(value("--jobs")));
+      else if (a == "--cache") options.cache_dir = value("--cache");
+      else throw std::invalid_argument("unknown argument " + a);
+    }
+    oracles = resolve_oracles(oracle_names);  // a bad spec stops here, before any work
+  } catch (const oracle::SpecError& e) {
+    std::fprintf(stderr, "kaudit audit: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "kaudit audit: %s\n%s", e.what(), kHelp);
+    return 2;
+  }
+  if (!std::filesystem::is_directory(root)) {
+    std::fprintf(stderr, "kaudit audit: %s: no such corpus directory (expected tasks/ and kernels/ inside)\n",
+                 root.c_str());
+    return 2;
+  }
+  corpus::LoadResult loaded = corpus::load_corpus(root);
+  for (const auto& d : loaded.diagnostics) std::fprintf(stderr, "%s\n", d.to_string().c_str());
+  for (const auto& id : options.only)
+    if (!loaded.corpus.find_kernel(id)) {
+      std::fprintf(stderr, "kaudit audit: no kernel '%s' in %s (ids are TASK/NAME)\n", id.c_str(), root.c_str());
+      return 2;
+    }
+  options.oracles = oracles;
+  options.worker_exe = runtime::self_executable();
+  const auto t0 = std::chrono::steady_clock::now();
+  options.progress = [&](const std::string& line) {
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::fprintf(stderr, "[%6.0fs] %s\n", s, line.c_str());
+  };
+  const audit::AuditResult r = audit::run_audit(loaded.corpus, options);
+
+  const std::string table = markdown_table(r, oracles, options.witness);
+  const nlohmann::json summary = summary_json(r, oracles, options.witness, root.filename().string());
+  try {
+    std::filesystem::create_directories(out_dir);
+    write_text(out_dir / "report.md", table);
+    write_text(out_dir / "summary.json", summary.dump(2) + "\n");
+    std::string mutants;
+    for (const auto& m : r.pipeline.mutants) mutants += mutators::to_json(m).dump() + "\n";
+    write_text(out_dir / "mutants.jsonl", mutants);
+    std::string matrix;
+    for (const auto& m : r.mutants) {
+      std::string row;
+      for (auto o : m.row) row += audit::outcome_name(o)[0] == 'p' ? '.' : 'x';
+      nlohmann::json j = {{"id", m.scored.id}, {"task", m.scored.task}, {"kernel", m.scored.kernel},
+                          {"rule", m.scored.rule}, {"family", mutators::family_name(m.scored.family)},
+                          {"ran", m.ran}, {"witnessed", m.scored.witnessed}, {"killed_by", m.scored.killed_by}};
+      nlohmann::json outcomes = nlohmann::json::array();
+      for (auto o : m.row) outcomes.push_back(audit::outcome_name(o));
+      j["outcomes"] = outcomes;
+      if (m.witness >= 0) {
+        j["witness"] = m.witness;
+        j["witness_outcome"] = audit::outcome_name(m.witness_outcome);
+      }
+      if (!m.note.empty()) j["note"] = m.note;
+      matrix += j.dump() + "\n";
+    }
+    write_text(out_dir / "kill-matrix.jsonl", matrix);
+    nlohmann::json pools = nlohmann::json::array();
+    for (const auto& p : r.pools) {
+      nlohmann::json inputs = nlohmann::json::array();
+      for (const auto& in : p.inputs)
+        inputs.push_back({{"recipe", in.recipe}, {"used_by", in.used_by}, {"elements", in.elements},
+                          {"usable", in.usable}, {"legal", in.legal}, {"note", in.note}});
+      pools.push_back({{"task", p.task}, {"inputs", inputs}});
+    }
+    write_text(out_dir / "pools.json", pools.dump(1) + "\n");
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "kaudit audit: %s\n", e.what());
+    return 1;
+  }
+  if (json_out) {
+    std::cout << summary.dump(2) << "\n";
+  } else {
+    std::cout << table;
+    std::printf("\n%zu kernel runs, %.0f s (%zu kernels from the audit cache). Reports in %s/\n", r.runs, r.seconds,
+                r.cached_kernels, out_dir.c_str());
+  }
+  for (const auto& p : r.problems) std::fprintf(stderr, "skipped: %s\n", p.c_str());
+  return r.problems.empty() && loaded.diagnostics.empty() ? 0 : 1;
+}
+
+}  // namespace kaudit::cli
