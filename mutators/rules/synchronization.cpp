@@ -198,7 +198,8 @@ std::vector<RuleDef> synchronization_rules() {
        [](const MatchContext& m) { return barrier_into_preceding_if(m); }},
       {"sync-skip-last-reduction-barrier", Family::Synchronization, kScopeDevice,
        "tree-reduction barrier skipped on the last step: for (s = ...; s > 0; s >>= 1) "
-       "{... __syncthreads();} -> if (s > 1) __syncthreads() (readers of the result race)",
+       "{... __syncthreads();} -> if (s > 1) __syncthreads() (when every thread reads the "
+       "result next)",
        [] {
          const auto var_ref = ignoringParenImpCasts(declRefExpr(to(varDecl(equalsBoundNode("var")))));
          return match(forStmt(
@@ -206,9 +207,22 @@ std::vector<RuleDef> synchronization_rules() {
              hasCondition(binaryOperator(hasOperatorName(">"), hasLHS(var_ref),
                                          hasRHS(ignoringParenImpCasts(integerLiteral(equals(0)))))),
              hasIncrement(binaryOperator(hasAnyOperatorName(">>=", "/="), hasLHS(var_ref))),
-             hasBody(compoundStmt(forEach(call_to("__syncthreads").bind("site"))))));
+             hasBody(compoundStmt(forEach(call_to("__syncthreads").bind("site")))),
+             hasParent(compoundStmt().bind("block"))).bind("loop"));
        },
        [](const MatchContext& m) -> std::optional<Edit> {
+         // The missing last barrier only races when other threads read the result right after the
+         // loop; `if (tid == 0) out = red[0];` reads what thread 0 itself wrote (an equivalent
+         // mutant), and so does a loop at the end of its block.
+         const auto* block = m.node<CompoundStmt>("block");
+         const Stmt* next = nullptr;
+         for (auto it = block->body_begin(); it != block->body_end(); ++it) {
+           if (*it == m.node<Stmt>("loop") && it + 1 != block->body_end()) next = *(it + 1);
+         }
+         const auto* guard = dyn_cast_or_null<IfStmt>(next);
+         if (next == nullptr || (guard != nullptr && depends_on_thread_index(guard->getCond()))) {
+           return std::nullopt;
+         }
          const auto* var = m.node<VarDecl>("var");
          const auto* call = m.node<CallExpr>("site");
          const auto t = m.text(call);

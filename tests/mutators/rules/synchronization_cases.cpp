@@ -127,11 +127,19 @@ __global__ void k(float* y) {
         if (threadIdx.x < stride) s[threadIdx.x] += s[threadIdx.x + stride];
         __syncthreads();
     }
+    const float total = s[0];
     for (int o = 1; o < 64; o <<= 1) {
         __syncthreads();
     }
     for (int h = 8; h > 0; h /= 2) __syncthreads();
-    y[threadIdx.x] = s[0];
+    for (int t = 32; t > 0; t >>= 1) {
+        if (threadIdx.x < t) s[threadIdx.x] += s[threadIdx.x + t];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) y[0] = s[0] + total;
+    for (int u = 32; u > 0; u >>= 1) {
+        __syncthreads();
+    }
 }
 )cu",
                {{"__syncthreads()", "if (stride > 1) __syncthreads()"}}});
