@@ -10,6 +10,7 @@ int worker_command(const std::vector<std::string>& args);
 int verify_command(const std::vector<std::string>& args);
 int check_command(const std::vector<std::string>& args);
 int rules_command(const std::vector<std::string>& args);
+int mutate_command(const std::vector<std::string>& args);
 // Oracle specs by built-in name (suites/NAME.json) or file path; all built-ins when empty.
 std::vector<oracle::OracleSpec> resolve_oracles(const std::vector<std::string>& names);
 }  // namespace kaudit::cli

@@ -14,6 +14,7 @@ void usage() {
       "  verify [PATH] [--json]   run the verification gate over a corpus (default: the built-in one)\n"
       "  check [PATH] [--oracle SPEC]...  run oracle specs on the corpus kernels (false kills)\n"
       "  rules [--json]           list the mutation rule catalog\n"
+      "  mutate [PATH] [--json]   generate, compile and classify every mutant (mutants.jsonl)\n"
       "  worker                   (internal) serve isolated kernel runs on stdin/stdout\n\n"
       "Run `kaudit <command> --help` for the options of a command.");
 }
@@ -30,6 +31,7 @@ int main(int argc, char** argv) {
   if (cmd == "verify") return kaudit::cli::verify_command(args);
   if (cmd == "check") return kaudit::cli::check_command(args);
   if (cmd == "rules") return kaudit::cli::rules_command(args);
+  if (cmd == "mutate") return kaudit::cli::mutate_command(args);
   std::fprintf(stderr, "kaudit: unknown command '%s'\n", cmd.c_str());
   usage();
   return 2;
