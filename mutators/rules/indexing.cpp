@@ -86,6 +86,34 @@ const ParmVarDecl* neighbouring_int_param(const ParmVarDecl* p) {
   }
   return nullptr;
 }
+
+// `t.size(d)` with a literal d: {t's variable, d}.
+std::optional<std::pair<const VarDecl*, uint64_t>> size_call(const Expr* e) {
+  const auto* call = dyn_cast_or_null<CXXMemberCallExpr>(e == nullptr ? nullptr : strip(e));
+  if (call == nullptr || call->getMethodDecl() == nullptr ||
+      call->getMethodDecl()->getName() != "size" || call->getNumArgs() != 1) {
+    return std::nullopt;
+  }
+  const auto* lit = dyn_cast<IntegerLiteral>(call->getArg(0)->IgnoreParenImpCasts());
+  const VarDecl* v = referenced_var(call->getImplicitObjectArgument());
+  if (lit == nullptr || v == nullptr) return std::nullopt;
+  return std::make_pair(v, lit->getValue().getLimitedValue());
+}
+
+// True if `s` compares `t.size(0) == t.size(1)` somewhere (a squareness check such as
+// TORCH_CHECK(A.size(0) == A.size(1))): swapping those two sizes is then an equivalent mutant.
+bool checks_square(const Stmt* s, const VarDecl* t) {
+  if (s == nullptr) return false;
+  if (const auto* op = dyn_cast<BinaryOperator>(s); op != nullptr && op->getOpcode() == BO_EQ) {
+    const auto l = size_call(op->getLHS());
+    const auto r = size_call(op->getRHS());
+    if (l && r && l->first == t && r->first == t && l->second + r->second == 1) return true;
+  }
+  for (const Stmt* c : s->children()) {
+    if (checks_square(c, t)) return true;
+  }
+  return false;
+}
 }  // namespace
 
 std::vector<RuleDef> indexing_rules() {
@@ -307,11 +335,13 @@ std::vector<RuleDef> indexing_rules() {
          return m.replace_token(me->getMemberLoc(), name, to);
        }},
       {"index-size-dim-swap", Family::Indexing, kScopeLaunch,
-       "wrapper reads the wrong dimension for the launch: t.size(0) <-> t.size(1)",
+       "wrapper reads the wrong dimension for the launch: t.size(0) <-> t.size(1) (not when "
+       "the wrapper checks t.size(0) == t.size(1))",
        [] {
          return match(cxxMemberCallExpr(callee(cxxMethodDecl(hasName("size"))), argumentCountIs(1),
                                         hasArgument(0, ignoringParenImpCasts(
-                                                           integerLiteral().bind("dim"))))
+                                                           integerLiteral().bind("dim"))),
+                                        forFunction(functionDecl().bind("fn")))
                           .bind("site"));
        },
        [](const MatchContext& m) -> std::optional<Edit> {
@@ -319,7 +349,10 @@ std::vector<RuleDef> indexing_rules() {
          const auto* dim = m.node<IntegerLiteral>("dim");
          if (!is_tensor_type(call->getImplicitObjectArgument()->getType())) return std::nullopt;
          const uint64_t d = dim->getValue().getLimitedValue();
-         if (d > 1) return std::nullopt;
+         const auto sc = size_call(call);
+         if (d > 1 || !sc || checks_square(m.node<FunctionDecl>("fn")->getBody(), sc->first)) {
+           return std::nullopt;
+         }
          return m.replace_token(dim->getLocation(), d == 0 ? "0" : "1", d == 0 ? "1" : "0");
        }},
   };
