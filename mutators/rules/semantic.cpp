@@ -345,10 +345,15 @@ std::vector<RuleDef> semantic_rules() {
          return swap_operator(m, op, "=");
        }},
       {"sem-ternary-swap", Family::Semantic, kScopeDevice,
-       "conditional branches swapped: c ? a : b -> c ? b : a",
+       "conditional branches swapped: c ? a : b -> c ? b : a (not when c is an ==/!= test: "
+       "sem-eq-ne-swap makes that program)",
        [] { return match(conditionalOperator().bind("site")); },
        [](const MatchContext& m) -> std::optional<Edit> {
          const auto* cond = m.node<ConditionalOperator>("site");
+         if (const auto* test = dyn_cast<BinaryOperator>(cond->getCond()->IgnoreParenImpCasts());
+             test != nullptr && test->isEqualityOp()) {
+           return std::nullopt;
+         }
          const CharSourceRange a = m.file_range(cond->getTrueExpr());
          const CharSourceRange b = m.file_range(cond->getFalseExpr());
          const auto ta = m.text(a);

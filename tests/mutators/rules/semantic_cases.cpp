@@ -189,6 +189,7 @@ __global__ void k(float* y, const float* x, int n) {
     y[i] = (i < n) ? x[i] : 0.0f;
     y[0] = x[0] > 0.0f ? x[0] : 0.0f;
     y[1] = n ? 1.0f : 1.0f;
+    y[2] = (n == 3) ? x[2] : 0.0f;
 }
 )cu",
                {{"x[i] : 0.0f", "0.0f : x[i]"}, {"x[0] : 0.0f", "0.0f : x[0]"}}});
