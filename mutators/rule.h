@@ -112,5 +112,28 @@ bool is_dim3(const clang::Expr* e);
 // True if `var` is a local accumulator: assigned somewhere in `body` by `var op= ...` or by
 // `var = <expression that reads var>`.
 bool is_accumulator(const clang::VarDecl* var, const clang::Stmt* body);
+// Renames the callee of a direct call (`expf(x)` -> `__expf(x)`); nullopt for indirect calls.
+std::optional<Edit> rename_called_function(const MatchContext& m, const clang::CallExpr* call,
+                                  const std::string& to);
+// For a `threadIdx.x`-style MSPropertyRefExpr: the builtin's name ("threadIdx") and the property
+// ("x"); nullopt for anything else.
+std::optional<std::pair<std::string, std::string>> builtin_member(
+    const clang::MSPropertyRefExpr* p);
+// The `threadIdx.x`-style property access that `e` is, through parentheses, casts and the
+// PseudoObjectExpr that wraps a property read in an rvalue context; null for anything else.
+const clang::MSPropertyRefExpr* builtin_property(const clang::Expr* e);
+// The `threadIdx` DeclRefExpr of `threadIdx.x` (the base sits in an OpaqueValueExpr).
+const clang::DeclRefExpr* builtin_base(const clang::MSPropertyRefExpr* p);
+// True if `e` is `threadIdx.<axis>` (through casts), or a local whose initialiser is one
+// (`const int tid = threadIdx.x;`).
+bool is_thread_index(const clang::Expr* e);
+// True if `s` reads threadIdx, directly or through the initialisers of the locals it reads
+// (a few levels deep): the value may differ between the threads of a block.
+bool depends_on_thread_index(const clang::Stmt* s);
+// Lane/warp split of a thread index: `tid % 32`, `tid % warpSize`, `tid / 32`, `tid / warpSize`,
+// `tid & 31`, `tid >> 5` (tid as in is_thread_index).
+bool is_lane_warp_split(const clang::BinaryOperator* op);
+// True for torch::Tensor (and references to it).
+bool is_tensor_type(clang::QualType t);
 
 }  // namespace kaudit::mutators::detail

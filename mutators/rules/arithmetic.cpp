@@ -1,5 +1,9 @@
-// Arithmetic family: operator swaps, off-by-one constants, negated stores.
+// Arithmetic family: operator swaps, off-by-one constants, negated stores, dropped factors and
+// signs, wrong constants, and formula terms that lost their square, root or reciprocal.
 // (Reference study: `+`->`-`, `*`->`/`, off-by-one constant, negate store.)
+#include <cmath>
+#include <cstdio>
+
 #include "mutators/rule.h"
 
 namespace kaudit::mutators::detail {
@@ -41,6 +45,52 @@ auto memory_lvalue() {
             memberExpr(hasObjectExpression(ignoringParenImpCasts(arraySubscriptExpr())))));
 }
 
+
+// Both operands floating: the formula rules below leave integer (index) arithmetic to the
+// indexing family.
+bool floating_operands(const BinaryOperator* op) {
+  return is_floating(op->getLHS()) && is_floating(op->getRHS());
+}
+
+bool is_literal_one(const Expr* e) {
+  e = e->IgnoreParenImpCasts();
+  if (const auto* f = dyn_cast<FloatingLiteral>(e)) return f->getValueAsApproximateDouble() == 1.0;
+  if (const auto* i = dyn_cast<IntegerLiteral>(e)) return i->getValue() == 1;
+  return false;
+}
+
+// A floating literal that is a formula constant (0.5f, 1.0f, 0.7071f, 1e-2): not zero, not an
+// epsilon (<= 1e-3: the reward-hack family shrinks those) and not a +-FLT_MAX-style sentinel.
+const FloatingLiteral* formula_constant(const MatchContext& m) {
+  const auto* lit = m.node<FloatingLiteral>("site");
+  if (lit == nullptr) return nullptr;
+  const double v = std::fabs(lit->getValueAsApproximateDouble());
+  if (!(v > 1e-3 && v < 1e30)) return nullptr;
+  const auto t = m.text(lit);
+  if (!t || !is_number_token(*t)) return nullptr;
+  return lit;
+}
+
+// The literal respelled with value * factor, keeping its suffix; float literals get 9
+// significant digits, double literals 17 (both round-trip).
+std::optional<Edit> scale_constant(const MatchContext& m, double factor) {
+  const FloatingLiteral* lit = formula_constant(m);
+  if (lit == nullptr) return std::nullopt;
+  const bool is_float = lit->getType()->isSpecificBuiltinType(BuiltinType::Float);
+  char digits[64];
+  std::snprintf(digits, sizeof digits, is_float ? "%.9g" : "%.17g",
+                lit->getValueAsApproximateDouble() * factor);
+  std::string d = digits;
+  if (d.find_first_of(".e") == std::string::npos) d += ".0";
+  return m.replace(lit, respell_float_literal(*m.text(lit), d));
+}
+
+// The two operands of `x * x` spelled identically (whitespace aside).
+bool is_square(const MatchContext& m, const BinaryOperator* op) {
+  const auto l = m.text(op->getLHS());
+  const auto r = m.text(op->getRHS());
+  return l && r && *l == *r;
+}
 }  // namespace
 
 std::vector<RuleDef> arithmetic_rules() {
@@ -150,6 +200,111 @@ std::vector<RuleDef> arithmetic_rules() {
          const auto r = m.text(op->getRHS());
          if (!l || !r || *l == *r) return std::nullopt;
          return m.replace(op, *r + " - " + *l);
+       }},
+      {"arith-mul-to-add", Family::Arithmetic, kScopeDevice | kScopeLaunch,
+       "a * b -> a + b (floating operands)",
+       [] { return match(binaryOperator(hasOperatorName("*"), floating_expr()).bind("site")); },
+       [](const MatchContext& m) -> std::optional<Edit> {
+         const auto* op = m.node<BinaryOperator>("site");
+         if (!floating_operands(op)) return std::nullopt;
+         return swap_operator(m, op, "+");
+       }},
+      {"arith-add-to-mul", Family::Arithmetic, kScopeDevice | kScopeLaunch,
+       "a + b -> a * b (floating operands)",
+       [] { return match(binaryOperator(hasOperatorName("+"), floating_expr()).bind("site")); },
+       [](const MatchContext& m) -> std::optional<Edit> {
+         const auto* op = m.node<BinaryOperator>("site");
+         if (!floating_operands(op)) return std::nullopt;
+         return swap_operator(m, op, "*");
+       }},
+      {"arith-drop-factor", Family::Arithmetic, kScopeDevice | kScopeLaunch,
+       "right factor of a floating product dropped: a * b -> a (normalisation, scale or weight "
+       "forgotten; not b == 1, not x * x)",
+       [] { return match(binaryOperator(hasOperatorName("*"), floating_expr()).bind("site")); },
+       [](const MatchContext& m) -> std::optional<Edit> {
+         const auto* op = m.node<BinaryOperator>("site");
+         if (!floating_operands(op) || is_literal_one(op->getRHS()) || is_square(m, op)) {
+           return std::nullopt;
+         }
+         // The left operand of `*` binds at least as tightly as the product it replaces.
+         const auto l = m.text(op->getLHS());
+         if (!l) return std::nullopt;
+         return m.replace(op, *l);
+       }},
+      {"arith-square-to-value", Family::Arithmetic, kScopeDevice,
+       "square lost: x * x -> x (floating; sum of squares becomes a plain sum)",
+       [] { return match(binaryOperator(hasOperatorName("*"), floating_expr()).bind("site")); },
+       [](const MatchContext& m) -> std::optional<Edit> {
+         const auto* op = m.node<BinaryOperator>("site");
+         if (!floating_operands(op) || !is_square(m, op)) return std::nullopt;
+         const auto t = m.operand_text(op->getLHS());
+         if (!t) return std::nullopt;
+         return m.replace(op, *t);
+       }},
+      {"arith-drop-unary-minus", Family::Arithmetic, kScopeDevice,
+       "sign dropped: -x -> x (non-literal arithmetic operand, e.g. expf(-v) in a sigmoid)",
+       [] {
+         return match(unaryOperator(hasOperatorName("-"),
+                                    unless(hasUnaryOperand(ignoringParenImpCasts(
+                                        anyOf(floatLiteral(), integerLiteral())))))
+                          .bind("site"));
+       },
+       [](const MatchContext& m) -> std::optional<Edit> {
+         const auto* op = m.node<UnaryOperator>("site");
+         if (!is_arithmetic(op->getSubExpr())) return std::nullopt;
+         const auto t = m.text(op->getSubExpr());
+         if (!t) return std::nullopt;
+         return m.replace(op, *t);
+       }},
+      {"arith-float-const-double", Family::Arithmetic, kScopeDevice | kScopeLaunch,
+       "floating formula constant doubled: 0.5f -> 1.0f (not 0, epsilons <= 1e-3 or sentinels)",
+       [] { return match(floatLiteral().bind("site")); },
+       [](const MatchContext& m) { return scale_constant(m, 2.0); }},
+      {"arith-float-const-halve", Family::Arithmetic, kScopeDevice | kScopeLaunch,
+       "floating formula constant halved: 1.0f -> 0.5f (not 0, epsilons <= 1e-3 or sentinels)",
+       [] { return match(floatLiteral().bind("site")); },
+       [](const MatchContext& m) { return scale_constant(m, 0.5); }},
+      {"arith-mod-to-div", Family::Arithmetic, kScopeDevice,
+       "a % b -> a / b (integer operands; lane ids `tid % 32` belong to index-lane-warp-swap)",
+       [] { return match(binaryOperator(hasOperatorName("%")).bind("site")); },
+       [](const MatchContext& m) -> std::optional<Edit> {
+         const auto* op = m.node<BinaryOperator>("site");
+         if (!is_integer(op->getLHS()) || !is_integer(op->getRHS()) || is_lane_warp_split(op)) {
+           return std::nullopt;
+         }
+         return swap_operator(m, op, "/");
+       }},
+      {"arith-drop-sqrt", Family::Arithmetic, kScopeDevice,
+       "root forgotten: sqrtf(x) -> x, rsqrtf(x) -> 1.0f / x (sqrt/rsqrt likewise)",
+       [] {
+         return match(callExpr(callee(functionDecl(hasAnyName("sqrtf", "sqrt", "rsqrtf", "rsqrt"))),
+                               argumentCountIs(1))
+                          .bind("site"));
+       },
+       [](const MatchContext& m) -> std::optional<Edit> {
+         const auto* call = m.node<CallExpr>("site");
+         const Expr* arg = call->getArg(0);
+         if (!is_floating(arg)) return std::nullopt;
+         const auto t = m.operand_text(arg);
+         if (!t) return std::nullopt;
+         const std::string name = callee_name(call);
+         if (name == "sqrtf" || name == "sqrt") return m.replace(call, *t);
+         return m.replace(call, std::string("(") + (name == "rsqrtf" ? "1.0f" : "1.0") + " / " +
+                                    *t + ")");
+       }},
+      {"arith-drop-reciprocal", Family::Arithmetic, kScopeDevice | kScopeLaunch,
+       "reciprocal forgotten: 1.0f / x -> x (floating)",
+       [] {
+         return match(binaryOperator(hasOperatorName("/"), floating_expr(),
+                                     hasLHS(ignoringParenImpCasts(anyOf(floatLiteral(), integerLiteral()))))
+                          .bind("site"));
+       },
+       [](const MatchContext& m) -> std::optional<Edit> {
+         const auto* op = m.node<BinaryOperator>("site");
+         if (!is_floating(op) || !is_literal_one(op->getLHS())) return std::nullopt;
+         const auto t = m.operand_text(op->getRHS());
+         if (!t) return std::nullopt;
+         return m.replace(op, *t);
        }},
   };
 }

@@ -114,3 +114,105 @@ std::optional<Edit> rewrite_config_x(const MatchContext& m, const Expr* arg,
 }
 
 }  // namespace kaudit::mutators::detail
+
+namespace kaudit::mutators::detail {
+
+using namespace clang;
+
+std::optional<Edit> rename_called_function(const MatchContext& m, const CallExpr* call,
+                                  const std::string& to) {
+  if (call == nullptr) return std::nullopt;
+  const auto* ref = dyn_cast<DeclRefExpr>(call->getCallee()->IgnoreParenImpCasts());
+  if (ref == nullptr) return std::nullopt;
+  return m.replace_token(ref->getLocation(), ref->getDecl()->getNameAsString(), to);
+}
+
+const DeclRefExpr* builtin_base(const MSPropertyRefExpr* p) {
+  const Expr* base = p->getBaseExpr()->IgnoreParenImpCasts();
+  if (const auto* ove = dyn_cast<OpaqueValueExpr>(base)) base = ove->getSourceExpr();
+  return base == nullptr ? nullptr : dyn_cast<DeclRefExpr>(base->IgnoreParenImpCasts());
+}
+
+std::optional<std::pair<std::string, std::string>> builtin_member(const MSPropertyRefExpr* p) {
+  if (p == nullptr) return std::nullopt;
+  const auto* base = builtin_base(p);
+  if (base == nullptr || p->getPropertyDecl() == nullptr) return std::nullopt;
+  return std::make_pair(base->getDecl()->getNameAsString(),
+                        p->getPropertyDecl()->getNameAsString());
+}
+
+const MSPropertyRefExpr* builtin_property(const Expr* e) {
+  while (e != nullptr) {
+    e = e->IgnoreParenCasts();
+    if (const auto* po = dyn_cast<PseudoObjectExpr>(e)) {
+      e = po->getSyntacticForm();
+      continue;
+    }
+    return dyn_cast<MSPropertyRefExpr>(e);
+  }
+  return nullptr;
+}
+
+namespace {
+bool is_thread_idx_builtin(const Expr* e) {
+  const auto bm = builtin_member(builtin_property(e));
+  return bm && bm->first == "threadIdx";
+}
+
+bool reads_thread_index(const Stmt* s, int depth) {
+  if (s == nullptr) return false;
+  if (const auto* p = dyn_cast<MSPropertyRefExpr>(s)) {
+    const auto bm = builtin_member(p);
+    return bm && bm->first == "threadIdx";
+  }
+  if (const auto* ref = dyn_cast<DeclRefExpr>(s)) {
+    const auto* v = dyn_cast<VarDecl>(ref->getDecl());
+    return depth > 0 && v != nullptr && v->isLocalVarDecl() && v->hasInit() &&
+           reads_thread_index(v->getInit(), depth - 1);
+  }
+  for (const Stmt* c : s->children()) {
+    if (reads_thread_index(c, depth)) return true;
+  }
+  return false;
+}
+
+bool is_literal(const Expr* e, uint64_t value) {
+  const auto* lit = dyn_cast<IntegerLiteral>(e->IgnoreParenImpCasts());
+  return lit != nullptr && lit->getValue() == value;
+}
+
+bool is_warp_size(const Expr* e) {
+  if (is_literal(e, 32)) return true;
+  const auto* ref = dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts());
+  return ref != nullptr && ref->getDecl()->getName() == "warpSize";
+}
+}  // namespace
+
+bool is_thread_index(const Expr* e) {
+  if (e == nullptr) return false;
+  if (is_thread_idx_builtin(e)) return true;
+  const auto* ref = dyn_cast<DeclRefExpr>(e->IgnoreParenCasts());
+  const auto* v = ref == nullptr ? nullptr : dyn_cast<VarDecl>(ref->getDecl());
+  return v != nullptr && v->isLocalVarDecl() && v->hasInit() && is_thread_idx_builtin(v->getInit());
+}
+
+bool depends_on_thread_index(const Stmt* s) { return reads_thread_index(s, 3); }
+
+bool is_lane_warp_split(const BinaryOperator* op) {
+  if (op == nullptr || !is_thread_index(op->getLHS())) return false;
+  switch (op->getOpcode()) {
+    case BO_Rem:
+    case BO_Div: return is_warp_size(op->getRHS());
+    case BO_And: return is_literal(op->getRHS(), 31);
+    case BO_Shr: return is_literal(op->getRHS(), 5);
+    default: return false;
+  }
+}
+
+bool is_tensor_type(QualType t) {
+  t = t.getNonReferenceType();
+  const CXXRecordDecl* r = t->getAsCXXRecordDecl();
+  return r != nullptr && r->getName() == "Tensor";
+}
+
+}  // namespace kaudit::mutators::detail

@@ -76,6 +76,57 @@ torch::Tensor f(torch::Tensor x, torch::Tensor w, torch::Tensor t) {
 )cu",
                {{"xc", "xc.to(torch::kHalf).to(torch::kFloat)"},
                 {"w.contiguous()", "w.contiguous().to(torch::kHalf).to(torch::kFloat)"}}});
+  const std::string kernels = R"cu(
+__global__ void k(float* y) { y[0] = 1.0f; }
+__device__ void d(float* y) { y[0] = 2.0f; }
+template <int B> __global__ void t(float* y) { y[0] = B; }
+)cu";
+  c.push_back({"hack-empty-kernel", kernels, {{"", " return;"}, {"", " return;"}}});
+  c.push_back({"hack-skip-odd-blocks", kernels,
+               {{"", " if (blockIdx.x % 2 == 1) return;"},
+                {"", " if (blockIdx.x % 2 == 1) return;"}}});
+  const std::string returns = std::string(kHostPrefix) + R"cu(
+__global__ void k(float* y) { y[0] = 1.0f; }
+torch::Tensor f(torch::Tensor x) {
+    auto y = torch::empty_like(x);
+    if (x.numel() == 0) return y;
+    k<<<1, 32>>>(y.data_ptr<float>());
+    return y;
+}
+torch::Tensor g(torch::Tensor x) { return x.contiguous(); }
+int h(int n) { return n; }
+)cu";
+  c.push_back({"hack-return-zeros", returns, {{"y", "torch::zeros_like(y)"}}});
+  c.push_back({"hack-bf16-output", returns,
+               {{"y", "y.to(torch::kBFloat16).to(y.scalar_type())"}}});
+  c.push_back({"hack-output-aliases-input", std::string(kHostPrefix) + R"cu(
+__global__ void k(float* y, const float* x) { y[0] = x[0]; }
+torch::Tensor f(torch::Tensor x, torch::Tensor w) {
+    auto xc = x.contiguous();
+    auto y = torch::empty_like(xc);
+    torch::Tensor z = torch::empty_like(x, x.options().dtype(torch::kFloat32));
+    auto t = torch::empty_like(y);
+    torch::Tensor u = torch::empty_like(w.contiguous());
+    k<<<1, 32>>>(y.data_ptr<float>(), xc.data_ptr<float>());
+    return y;
+}
+)cu",
+               {{"torch::empty_like(xc)", "xc"},
+                {"torch::empty_like(w.contiguous())", "w.contiguous()"}}});
+  const std::string sizes = std::string(kHostPrefix) + R"cu(
+__global__ void k(float* y, int B, int D, int K) { y[0] = B + D + K; }
+torch::Tensor f(torch::Tensor x) {
+    const int B = x.size(0);
+    const int D = x.size(1);
+    const int64_t K = x.size(x.dim() - 1);
+    const int n = B * D;
+    k<<<B, 256>>>(x.data_ptr<float>(), B, D, (int)K);
+    k<<<(n + 255) / 256, 256>>>(x.data_ptr<float>(), (int)B, n, 4);
+    return x;
+}
+)cu";
+  c.push_back({"hack-first-row-only", sizes, {{"B", "1"}, {"B", "1"}, {"B", "1"}}});
+  c.push_back({"hack-halve-inner-dim", sizes, {{"D", "(D / 2)"}, {"K", "(K / 2)"}}});
   return c;
 }
 

@@ -111,6 +111,105 @@ __global__ void k(float* y, bool flag, int n) {
 }
 )cu",
                {{"VEC", "!VEC"}, {"flag", "!flag"}, {"active", "!active"}}});
+  c.push_back({"sem-and-or-swap", R"cu(
+__global__ void k(float* y, int n, int m) {
+    int i = threadIdx.x;
+    if (i < n && i < m) y[i] = 0.0f;
+    bool b = i == 0 || i == 1;
+    y[0] = b ? 1.0f : 0.0f;
+}
+void h(int a) { bool c = a > 0 && a < 9; (void)c; }
+)cu",
+               {{"&&", "||"}, {"||", "&&"}}});
+  c.push_back({"sem-eq-ne-swap", R"cu(
+__global__ void k(float* y, const float* p, int n) {
+    if (threadIdx.x == 0) y[0] = 1.0f;
+    if (p != nullptr && n != 3) y[1] = 2.0f;
+}
+void h(int a) { bool c = a == 1; (void)c; }
+)cu",
+               {{"==", "!="}, {"!=", "=="}, {"!=", "=="}}});
+  const std::string counts = std::string(kHostPrefix) + R"cu(
+__global__ void k(float* y, const float* x, int D, float inv) {
+    y[0] = x[0] / D;
+    y[1] = x[1] / (float)D;
+    y[2] = x[2] / 2.0f + x[3] / x[4] + inv;
+    y[3] = x[3] / 4 + x[5] / 1;
+    int h = D / 2;
+    y[h] = 0.0f;
+}
+torch::Tensor f(torch::Tensor t) {
+    const long long n = t.numel();
+    const float inv = (float)(1.0 / (double)n);
+    k<<<1, 32>>>(t.data_ptr<float>(), t.data_ptr<float>(), 4, inv);
+    return t;
+}
+)cu";
+  c.push_back({"sem-mean-to-sum", counts,
+               {{"x[0] / D", "x[0]"},
+                {"x[1] / (float)D", "x[1]"},
+                {"x[3] / 4", "x[3]"},
+                {"x[5] / 1", "x[5]"},
+                {"1.0 / (double)n", "1.0"}}});
+  c.push_back({"sem-bessel-correction", counts,
+               {{"D", "(D - 1)"}, {"D", "(D - 1)"}, {"4", "3"}, {"n", "(n - 1)"}}});
+  c.push_back({"sem-max-combine-to-add", R"cu(
+__device__ float wmax(float v) {
+    for (int o = 16; o > 0; o >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffff, v, o));
+    const float p = __shfl_down_sync(0xffffffff, v, 1);
+    return fmaxf(v, p);
+}
+__global__ void k(float* y, const float* x) {
+    __shared__ float red[64];
+    red[threadIdx.x] = fmaxf(x[threadIdx.x], 0.0f);
+    if (threadIdx.x < 32) red[threadIdx.x] = fmaxf(red[threadIdx.x], red[threadIdx.x + 32]);
+    y[0] = fmaxf(wmax(x[0]), x[1]);
+}
+)cu",
+               {{"fmaxf(v, __shfl_xor_sync(0xffffffff, v, o))",
+                 "(v + __shfl_xor_sync(0xffffffff, v, o))"},
+                {"fmaxf(v, p)", "(v + p)"},
+                {"fmaxf(red[threadIdx.x], red[threadIdx.x + 32])",
+                 "(red[threadIdx.x] + red[threadIdx.x + 32])"}}});
+  c.push_back({"sem-accumulate-to-overwrite", R"cu(
+__global__ void k(float* y, const float* x, int n) {
+    float acc = 0.0f;
+    for (int i = 0; i < n; i += 1) acc += x[i];
+    for (float t = 0.0f; t < 1.0f; t += 0.5f) acc += t;
+    int c = 0;
+    c += n;
+    y[0] += acc;
+    y[c] -= acc;
+}
+)cu",
+               {{"+=", "="}, {"+=", "="}, {"+=", "="}}});
+  c.push_back({"sem-ternary-swap", R"cu(
+__global__ void k(float* y, const float* x, int n) {
+    int i = threadIdx.x;
+    y[i] = (i < n) ? x[i] : 0.0f;
+    y[0] = x[0] > 0.0f ? x[0] : 0.0f;
+    y[1] = n ? 1.0f : 1.0f;
+    y[2] = (n == 3) ? x[2] : 0.0f;
+}
+)cu",
+               {{"x[i] : 0.0f", "0.0f : x[i]"}, {"x[0] : 0.0f", "0.0f : x[0]"}}});
+  c.push_back({"sem-drop-log", R"cu(
+__global__ void k(float* y, const float* x, double* z) {
+    y[0] = logf(x[0]) + x[1];
+    z[0] = log(z[1] + 1.0);
+    y[1] = expf(x[1]);
+}
+)cu",
+               {{"logf(x[0])", "x[0]"}, {"log(z[1] + 1.0)", "(z[1] + 1.0)"}}});
+  c.push_back({"sem-drop-bias", R"cu(
+__global__ void k(float* y, const float* x, const float* bias, const float* beta, const float* w) {
+    int i = threadIdx.x;
+    y[i] = x[i] * w[i] + bias[i];
+    y[i] = beta[i] + x[i];
+    y[i] = x[i] + w[i];
+}
+)cu",
+               {{"x[i] * w[i] + bias[i]", "x[i] * w[i]"}, {"beta[i] + x[i]", "x[i]"}}});
   return c;
 }
 

@@ -75,6 +75,84 @@ __global__ void k(float* acc, int* cnt, float v) {
 )cu",
                {{"atomicAdd(acc, v * 2.0f)", "*acc += v * 2.0f"},
                 {"atomicAdd(acc + 1, v)", "*(acc + 1) += v"}}});
+  const std::string shuffles = R"cu(
+__device__ float r(float v) {
+    v += __shfl_down_sync(0xffffffff, v, 1);
+    v += __shfl_up_sync(0xffffffff, v, 1);
+    v += __shfl_xor_sync(0xffffffff, v, 1);
+    return v + __shfl_sync(0xffffffff, v, 0);
+}
+)cu";
+  c.push_back({"sync-shfl-direction-swap", shuffles,
+               {{"__shfl_down_sync", "__shfl_up_sync"}, {"__shfl_up_sync", "__shfl_down_sync"}}});
+  c.push_back({"sync-shfl-xor-to-down", shuffles, {{"__shfl_xor_sync", "__shfl_down_sync"}}});
+  c.push_back({"sync-atomic-add-to-exch", R"cu(
+__global__ void k(float* acc, int* cnt, double* d, float v) {
+    atomicAdd(acc, v);
+    int old = atomicAdd(cnt, 1);
+    atomicAdd(d, 1.0);
+    acc[old] = 0.0f;
+}
+)cu",
+               {{"atomicAdd", "atomicExch"}, {"atomicAdd", "atomicExch"}}});
+  c.push_back({"sync-barrier-into-branch", R"cu(
+__global__ void k(float* y, int n) {
+    __shared__ float s[64];
+    const int tid = threadIdx.x;
+    s[tid] = y[tid];
+    __syncthreads();
+    if (tid < 32) s[tid] += s[tid + 32];
+    __syncthreads();
+    if (tid < 16) {
+        s[tid] += s[tid + 16];
+    }
+    __syncthreads();
+    if (n > 4) y[0] = 1.0f;
+    __syncthreads();
+    if (tid >= n) return;
+    __syncthreads();
+    y[tid] = s[0];
+}
+)cu",
+               {{"if (tid < 32) s[tid] += s[tid + 32];\n    __syncthreads();",
+                 "if (tid < 32) { s[tid] += s[tid + 32]; __syncthreads(); }"},
+                {"if (tid < 16) {\n        s[tid] += s[tid + 16];\n    }\n    __syncthreads();",
+                 "if (tid < 16) {\n        s[tid] += s[tid + 16];\n    __syncthreads(); }"}}});
+  c.push_back({"sync-skip-last-reduction-barrier", R"cu(
+__global__ void k(float* y) {
+    __shared__ float s[64];
+    s[threadIdx.x] = y[threadIdx.x];
+    __syncthreads();
+    for (int stride = 32; stride > 0; stride >>= 1) {
+        if (threadIdx.x < stride) s[threadIdx.x] += s[threadIdx.x + stride];
+        __syncthreads();
+    }
+    const float total = s[0];
+    for (int o = 1; o < 64; o <<= 1) {
+        __syncthreads();
+    }
+    for (int h = 8; h > 0; h /= 2) __syncthreads();
+    for (int t = 32; t > 0; t >>= 1) {
+        if (threadIdx.x < t) s[threadIdx.x] += s[threadIdx.x + t];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) y[0] = s[0] + total;
+    for (int u = 32; u > 0; u >>= 1) {
+        __syncthreads();
+    }
+}
+)cu",
+               {{"__syncthreads()", "if (stride > 1) __syncthreads()"}}});
+  c.push_back({"sync-remove-threadfence", R"cu(
+__global__ void k(float* y, int* flag) {
+    y[blockIdx.x] = 1.0f;
+    __threadfence();
+    atomicAdd(flag, 1);
+    __threadfence_block();
+    __threadfence_system();
+}
+)cu",
+               {{"__threadfence()", "(void)0"}, {"__threadfence_block()", "(void)0"}}});
   return c;
 }
 
