@@ -1,0 +1,99 @@
+// `kaudit audit` end to end on a two-kernel slice of the built-in corpus with known outcomes:
+//  - softmax without the max subtraction (prec-drop-max-subtraction): uniform [0,1) inputs never
+//    overflow expf, so kernelbench-v0.1 misses it; the gate's x1000 input overflows, so the
+//    witness search kills it;
+//  - ReLU returning its input (hack-return-input): identical to ReLU on non-negative inputs, so
+//    kernelbench-v0.1 misses it; KernelBench-Verified's x(-1) trial catches it.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "common/process.h"
+
+namespace {
+
+std::vector<nlohmann::json> read_jsonl(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::vector<nlohmann::json> out;
+  for (std::string line; std::getline(in, line);) out.push_back(nlohmann::json::parse(line));
+  return out;
+}
+
+TEST(AuditCommand, TwoKernelSliceWithKnownOutcomes) {
+  const auto out = std::filesystem::path(KAUDIT_TEST_CACHE) / "audit_e2e_out";
+  std::filesystem::remove_all(out);
+  const std::vector<std::string> args = {KAUDIT_EXE, "audit", "--kernel", "softmax/softmax_block_smem",
+                                         "--kernel", "relu/relu_gridstride", "--rule", "prec-drop-max-subtraction",
+                                         "--rule", "hack-return-input", "--oracle", "kernelbench-v0.1",
+                                         "--oracle", "kernelbench-verified", "--cache", KAUDIT_TEST_CACHE,
+                                         "--out", out.string(), "--json"};
+  const auto r = kaudit::run_process(args, 1200);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto summary = nlohmann::json::parse(r.out);
+
+  // Five mutants: the softmax max subtraction, and the wrappers' `return` of each kernel (the
+  // early return for an empty input is unwitnessed: no legal input is empty).
+  const auto matrix = read_jsonl(out / "kill-matrix.jsonl");
+  ASSERT_EQ(matrix.size(), 5u) << r.out;
+  int relu_hacks = 0, softmax_precision = 0;
+  for (const auto& m : matrix) {
+    if (!m["witnessed"].get<bool>()) continue;
+    if (m["kernel"] == "relu/relu_gridstride" && m["rule"] == "hack-return-input") {
+      ++relu_hacks;
+      EXPECT_FALSE(m["killed_by"]["kernelbench-v0.1"].get<bool>()) << m;
+      EXPECT_TRUE(m["killed_by"]["kernelbench-verified"].get<bool>()) << m;
+      EXPECT_EQ(m["witness_outcome"], "wrong-output");
+    }
+    if (m["rule"] == "prec-drop-max-subtraction") {
+      ++softmax_precision;
+      EXPECT_EQ(m["kernel"], "softmax/softmax_block_smem");
+      EXPECT_FALSE(m["killed_by"]["kernelbench-v0.1"].get<bool>()) << m;
+    }
+  }
+  EXPECT_EQ(relu_hacks, 1);
+  EXPECT_EQ(softmax_precision, 1);
+
+  // summary.json: per oracle and family witnessed/killed/missed, false kills, pipeline counts.
+  ASSERT_EQ(summary["oracles"].size(), 2u);
+  const auto& v01 = summary["oracles"][0];
+  EXPECT_EQ(v01["oracle"], "kernelbench-v0.1");
+  EXPECT_EQ(v01["per_family"]["precision"]["witnessed"], 1);
+  EXPECT_EQ(v01["per_family"]["precision"]["missed"], 1);
+  EXPECT_EQ(v01["per_family"]["reward-hack"]["witnessed"], 2);  // softmax returning x is caught
+  EXPECT_EQ(v01["per_family"]["reward-hack"]["missed"], 1);
+  EXPECT_EQ(v01["false_kills"], 0);
+  EXPECT_EQ(v01["shape_preset"], "small");
+  const auto& verified = summary["oracles"][1];
+  EXPECT_EQ(verified["per_family"]["reward-hack"]["killed"], 2);
+  EXPECT_EQ(summary["pipeline"]["generated"], 5);
+  EXPECT_EQ(summary["witnessed"], 3);
+  EXPECT_TRUE(std::filesystem::exists(out / "report.md"));
+  EXPECT_TRUE(std::filesystem::exists(out / "pools.json"));
+
+  // A re-run reuses the cached results and reports the same numbers.
+  const auto again = kaudit::run_process(args, 600);
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  auto s1 = summary, s2 = nlohmann::json::parse(again.out);
+  for (auto* s : {&s1, &s2}) {
+    s->erase("seconds");
+    s->erase("runs");
+  }
+  EXPECT_EQ(s1, s2);
+}
+
+TEST(AuditCommand, BadSpecStopsBeforeAnyWork) {
+  const auto dir = std::filesystem::path(KAUDIT_TEST_CACHE) / "audit_bad_spec";
+  std::filesystem::create_directories(dir);
+  const auto spec = dir / "bad.json";
+  std::ofstream(spec) << R"({"name": "bad", "description": "x", "comparator": {"kind": "allclose", "rtol": -1,
+ "atol": 0.01}, "trials": []})";
+  const auto r = kaudit::run_process({KAUDIT_EXE, "audit", "--oracle", spec.string(), "--out", (dir / "o").string()}, 120);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("bad.json"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "o"));
+}
+
+}  // namespace
