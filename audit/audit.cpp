@@ -165,6 +165,45 @@ std::string cache_key(const std::string& context, const std::vector<std::string>
   return h.hex_digest();
 }
 
+// A kernel's mutants built for the CPU backend: library and switch value per mutant (an empty
+// library: it could not be built, failure says why).
+struct KernelBuild {
+  std::vector<fs::path> library;
+  std::vector<int> switch_value;
+  std::vector<std::string> failure;
+};
+
+KernelBuild build_mutants(const cpu::CpuCompiler& compiler, const corpus::Kernel& kernel,
+                          const std::vector<const mutators::MutantRecord*>& records, const AuditOptions& options) {
+  KernelBuild b;
+  b.library.resize(records.size());
+  b.switch_value.assign(records.size(), 0);
+  b.failure.resize(records.size());
+  std::vector<cpu::SchemaEdit> edits;
+  for (const auto* r : records) edits.push_back({r->mutant.site.begin, r->mutant.site.end, r->mutant.site.replacement});
+  const cpu::SchemaPlan plan = cpu::build_schemata(compiler, kernel.source, kernel.cu_path.string(), kernel.entry, edits);
+  for (const auto& s : plan.schemata)
+    for (std::size_t j = 0; j < s.edits.size(); ++j) {
+      b.library[s.edits[j]] = s.build.library;
+      b.switch_value[s.edits[j]] = s.switch_value[j];
+    }
+  // Mutants a schema cannot hold get a build each, a few at a time.
+  const unsigned jobs = std::max(1u, options.jobs ? options.jobs : std::thread::hardware_concurrency());
+  std::atomic<std::size_t> next{0};
+  std::vector<std::thread> threads;
+  for (unsigned t = 0; t < std::min<std::size_t>(jobs, plan.standalone.size()); ++t)
+    threads.emplace_back([&] {
+      for (std::size_t n = next++; n < plan.standalone.size(); n = next++) {
+        const std::size_t i = plan.standalone[n];
+        const auto built = compiler.build(records[i]->mutant.source, kernel.cu_path.string(), kernel.entry);
+        if (built.ok) b.library[i] = built.library;
+        else b.failure[i] = "does not build for the CPU backend: " + built.diagnostics.substr(0, 300);
+      }
+    });
+  for (auto& t : threads) t.join();
+  return b;
+}
+
 }  // namespace
 
 std::vector<PoolInput> candidate_pool(const corpus::Task& task, const std::vector<oracle::OracleSpec>& oracles) {
@@ -355,7 +394,27 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
     }
     out.false_kills.insert(out.false_kills.end(), task_false_kills.begin(), task_false_kills.end());
 
-    // 4-5. Kill matrix and oracle verdicts, kernel by kernel.
+    // 4-5. Kill matrix and oracle verdicts, kernel by kernel. Kernels without cached results are
+    // built first, in parallel (schemata, then the standalone builds).
+    const auto kernel_key = [&](const corpus::Kernel& kernel) {
+      std::vector<std::string> parts = {"kernel", kernel.source};
+      for (const auto& in : pool) parts.push_back(in.legal ? "L" : "-");
+      for (const auto* r : by_kernel[kernel.id()]) parts.push_back(r->mutant.id);
+      return cache_key(context, parts);
+    };
+    std::map<std::string, KernelBuild> builds;
+    {
+      std::vector<const corpus::Kernel*> to_build;
+      for (const auto* kernel : members)
+        if (!by_kernel[kernel->id()].empty() && !fs::exists(audit_cache / (kernel_key(*kernel) + ".json")))
+          to_build.push_back(kernel);
+      if (!to_build.empty()) say("build: " + std::to_string(to_build.size()) + " kernel(s) of " + task.name + " for the CPU backend");
+      for (const auto* k : to_build) builds[k->id()];
+      std::vector<std::thread> threads;
+      for (const auto* k : to_build)
+        threads.emplace_back([&, k] { builds.at(k->id()) = build_mutants(cpu_compiler, *k, by_kernel.at(k->id()), options); });
+      for (auto& t : threads) t.join();
+    }
     for (const auto* kernel : members) {
       const auto& records = by_kernel[kernel->id()];
       if (records.empty()) continue;
@@ -371,10 +430,7 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
         a.replacement = m.site.replacement;
         a.row.assign(pool.size(), Outcome::NotRun);
       }
-      std::vector<std::string> parts = {"kernel", kernel->source};
-      for (const auto& in : pool) parts.push_back(in.legal ? "L" : "-");
-      for (const auto* r : records) parts.push_back(r->mutant.id);
-      const std::string key = cache_key(context, parts);
+      const std::string key = kernel_key(*kernel);
       if (auto cached = cache_read(audit_cache, key)) {
         for (std::size_t i = 0; i < audits.size(); ++i) {
           const json& c = (*cached)["mutants"][i];
@@ -388,23 +444,11 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
       } else {
         say("audit: " + kernel->id() + " (" + std::to_string(records.size()) + " mutants x " +
             std::to_string(pool.size()) + " inputs)");
-        // Build: schemata with a runtime switch, standalone builds for what a schema cannot hold.
-        std::vector<cpu::SchemaEdit> edits;
-        for (const auto* r : records) edits.push_back({r->mutant.site.begin, r->mutant.site.end, r->mutant.site.replacement});
-        const cpu::SchemaPlan plan = cpu::build_schemata(cpu_compiler, kernel->source, kernel->cu_path.string(),
-                                                         kernel->entry, edits);
-        std::vector<fs::path> library(records.size());
-        std::vector<int> switch_value(records.size(), 0);
-        for (const auto& s : plan.schemata)
-          for (std::size_t j = 0; j < s.edits.size(); ++j) {
-            library[s.edits[j]] = s.build.library;
-            switch_value[s.edits[j]] = s.switch_value[j];
-          }
-        for (std::size_t i : plan.standalone) {
-          const auto b = cpu_compiler.build(records[i]->mutant.source, kernel->cu_path.string(), kernel->entry);
-          if (b.ok) library[i] = b.library;
-          else audits[i].note = "does not build for the CPU backend: " + b.diagnostics.substr(0, 300);
-        }
+        const KernelBuild& built = builds.at(kernel->id());
+        const auto& library = built.library;
+        const auto& switch_value = built.switch_value;
+        for (std::size_t i = 0; i < records.size(); ++i)
+          if (library[i].empty()) audits[i].note = built.failure[i];
         parallel_runs(records.size(), options, [&](runtime::IsolatedRunner& runner, std::size_t i) {
           MutantAudit& a = audits[i];
           if (library[i].empty()) return;
