@@ -147,7 +147,7 @@ void cache_write(const fs::path& dir, const std::string& key, const json& j) {
 }
 
 // What every cached result depends on besides the kernel: pool, comparators, limits.
-std::string context_digest(const std::vector<PoolInput>& pool, const AuditOptions& o) {
+std::string context_digest(const std::vector<PoolInput>& pool, const AuditOptions& o, const cpu::CpuCompiler& cpu) {
   kaudit::Sha256 h;
   const auto field = [&](const std::string& s) { h.update(std::to_string(s.size()) + ":" + s + "\n"); };
   field(kCacheVersion);
@@ -155,6 +155,7 @@ std::string context_digest(const std::vector<PoolInput>& pool, const AuditOption
   field(json{{"kind", oracle::comparator_name(o.witness.kind)}, {"rtol", o.witness.rtol}, {"atol", o.witness.atol}}.dump());
   for (const auto& spec : o.oracles) field(oracle::spec_to_json(spec).dump());
   field(std::to_string(o.timeout_seconds));
+  field(cpu.identity());  // a different CPU prelude or compiler may change outcomes
   return h.hex_digest();
 }
 
@@ -180,7 +181,12 @@ KernelBuild build_mutants(const cpu::CpuCompiler& compiler, const corpus::Kernel
   b.switch_value.assign(records.size(), 0);
   b.failure.resize(records.size());
   std::vector<cpu::SchemaEdit> edits;
-  for (const auto* r : records) edits.push_back({r->mutant.site.begin, r->mutant.site.end, r->mutant.site.replacement});
+  for (const auto* r : records) {
+    // The switch wraps the whole expression of an operator-token edit (Site::schema_begin/end).
+    const auto& s = r->mutant.site;
+    const std::size_t b = std::min(s.schema_begin, s.begin), e = std::max(s.schema_end, s.end);
+    edits.push_back({b, e, kernel.source.substr(b, s.begin - b) + s.replacement + kernel.source.substr(s.end, e - s.end)});
+  }
   const cpu::SchemaPlan plan = cpu::build_schemata(compiler, kernel.source, kernel.cu_path.string(), kernel.entry, edits);
   for (const auto& s : plan.schemata)
     for (std::size_t j = 0; j < s.edits.size(); ++j) {
@@ -314,7 +320,7 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
             ordered.push_back(p);
       oracle_trials[o] = ordered;
     }
-    const std::string context = context_digest(pool, options);
+    const std::string context = context_digest(pool, options, cpu_compiler);
 
     // 3. Legality and false kills: the correct set on every usable input.
     std::vector<std::string> member_parts = {"legality", task.name};

@@ -96,6 +96,12 @@ struct Site {
   SourcePos end_pos;
   std::string original;
   std::string replacement;
+  // A whole expression around the edit that a runtime switch can wrap (CPU schemata,
+  // runtime/cpu/schema.h): the rule's matched expression when the edit lies inside it (`a * b` for
+  // the `*` -> `/` of arith-mul-to-div, `blockIdx.x` for its `x` -> `y`), else the edit's own
+  // range. Not part of the mutant's identity or of mutants.jsonl.
+  std::size_t schema_begin = 0;
+  std::size_t schema_end = 0;
   bool operator==(const Site&) const = default;
 };
 

@@ -1,6 +1,9 @@
 // Site finding: parse, run every selected rule in one MatchFinder pass, keep the edits that land
 // in the kernel file inside the rule's scopes, dedupe and order them.
 #include <algorithm>
+#include <optional>
+
+#include <clang/Lex/Lexer.h>
 #include <exception>
 #include <memory>
 #include <set>
@@ -22,7 +25,26 @@ struct RawEdit {
   size_t begin;
   size_t end;
   std::string replacement;
+  size_t schema_begin;
+  size_t schema_end;
 };
+
+// For an edit strictly inside the bound "site" expression (an operator token, a member name, one
+// operand): that expression's main-file range, which a runtime switch can wrap (a lone token or a
+// fragment cannot be). Else nullopt.
+std::optional<std::pair<size_t, size_t>> enclosing_expression(const MatchFinder::MatchResult& result, size_t begin,
+                                                              size_t end) {
+  const auto* site = result.Nodes.getNodeAs<clang::Expr>("site");
+  if (site == nullptr) return std::nullopt;
+  const clang::SourceManager& sm = *result.SourceManager;
+  const clang::CharSourceRange r = clang::Lexer::makeFileCharRange(
+      clang::CharSourceRange::getTokenRange(site->getSourceRange()), sm, result.Context->getLangOpts());
+  if (r.isInvalid() || sm.getFileID(r.getBegin()) != sm.getMainFileID()) return std::nullopt;
+  const size_t node_begin = sm.getFileOffset(r.getBegin());
+  const size_t node_end = sm.getFileOffset(r.getEnd());
+  if (node_begin > begin || node_end < end) return std::nullopt;
+  return std::make_pair(node_begin, node_end);
+}
 
 class Callback : public MatchFinder::MatchCallback {
  public:
@@ -42,7 +64,9 @@ class Callback : public MatchFinder::MatchCallback {
     const size_t begin = sm.getFileOffset(b);
     const size_t end = sm.getFileOffset(e);
     if (begin > end) return;
-    out_.push_back(RawEdit{&rule_, begin, end, std::move(edit->replacement)});
+    const auto span = enclosing_expression(result, begin, end);
+    out_.push_back(RawEdit{&rule_, begin, end, std::move(edit->replacement), span ? span->first : begin,
+                           span ? span->second : end});
   }
 
   std::optional<clang::TraversalKind> getCheckTraversalKind() const override {
@@ -151,6 +175,8 @@ SiteResult find_sites(const KernelSourceInfo& kernel, const SiteOptions& options
     s.end_pos = SourcePos{el, ec};
     s.original = kernel.source.substr(e->begin, e->end - e->begin);
     s.replacement = e->replacement;
+    s.schema_begin = e->schema_begin;
+    s.schema_end = e->schema_end;
     result.sites.push_back(std::move(s));
   }
   return result;

@@ -23,6 +23,8 @@ class CpuCompiler {
   explicit CpuCompiler(std::filesystem::path cache_dir, std::filesystem::path prelude_dir = {});
   CpuBuild build(std::string_view source, std::string_view file_name, std::string_view entry) const;
   const std::filesystem::path& prelude_dir() const { return prelude_dir_; }
+  // Compiler version, flags and prelude hash: what a build's result depends on besides the source.
+  const std::string& identity() const { return identity_; }
 
  private:
   std::filesystem::path cache_dir_, prelude_dir_;

@@ -81,6 +81,16 @@ inline bool operator>(const __half& a, const __half& b) { return float(a) > floa
 inline bool operator<=(const __half& a, const __half& b) { return float(a) <= float(b); }
 inline bool operator>=(const __half& a, const __half& b) { return float(a) >= float(b); }
 
+// Round toward zero (drop the bits below the half mantissa), as __float2half_rz does.
+inline __half __float2half_rz(float f) {
+  const __half n(f);  // nearest; step back one ulp toward zero when that rounded away from zero
+  if (std::isnan(f) || std::isinf(f)) return n;
+  const float back = float(n);
+  if (std::fabs(back) <= std::fabs(f)) return n;
+  __half r;
+  r.__x = (unsigned short)(n.__x - 1);  // same sign, one ulp smaller in magnitude
+  return r;
+}
 inline __half __float2half(float f) { return __half(f); }
 inline __half __float2half_rn(float f) { return __half(f); }
 inline __half __double2half(double f) { return __half((float)f); }
@@ -143,3 +153,30 @@ inline __half2 operator/(const __half2& a, const __half2& b) { return __h2div(a,
 inline __half atomicAdd(__half* a, __half v) {
   return ::kaudit::detail::atomic_update(a, [v](__half o) { return o + v; });
 }
+
+// bfloat16 (the upper 16 bits of a float, round to nearest even): what the bf16 precision
+// mutants round through (cuda_bf16.h's __nv_bfloat16 conversions).
+struct __nv_bfloat16 {
+  unsigned short __x;
+  __nv_bfloat16() = default;
+  explicit __nv_bfloat16(float f) {
+    std::uint32_t x;
+    std::memcpy(&x, &f, 4);
+    if ((x & 0x7fffffffu) > 0x7f800000u) {
+      __x = (unsigned short)((x >> 16) | 0x40u);  // quiet NaN
+    } else {
+      x += 0x7fffu + ((x >> 16) & 1u);
+      __x = (unsigned short)(x >> 16);
+    }
+  }
+  operator float() const {
+    std::uint32_t x = (std::uint32_t)__x << 16;
+    float f;
+    std::memcpy(&f, &x, 4);
+    return f;
+  }
+};
+typedef __nv_bfloat16 nv_bfloat16;
+inline __nv_bfloat16 __float2bfloat16(float f) { return __nv_bfloat16(f); }
+inline __nv_bfloat16 __float2bfloat16_rn(float f) { return __nv_bfloat16(f); }
+inline float __bfloat162float(__nv_bfloat16 b) { return float(b); }
