@@ -182,10 +182,8 @@ KernelBuild build_mutants(const cpu::CpuCompiler& compiler, const corpus::Kernel
   b.failure.resize(records.size());
   std::vector<cpu::SchemaEdit> edits;
   for (const auto* r : records) {
-    // The switch wraps the whole expression of an operator-token edit (Site::schema_begin/end).
-    const auto& s = r->mutant.site;
-    const std::size_t b = std::min(s.schema_begin, s.begin), e = std::max(s.schema_end, s.end);
-    edits.push_back({b, e, kernel.source.substr(b, s.begin - b) + s.replacement + kernel.source.substr(s.end, e - s.end)});
+    auto e = mutators::switchable_edit(kernel.source, r->mutant.site);
+    edits.push_back({e.begin, e.end, std::move(e.replacement)});
   }
   const cpu::SchemaPlan plan = cpu::build_schemata(compiler, kernel.source, kernel.cu_path.string(), kernel.entry, edits);
   for (const auto& s : plan.schemata)

@@ -24,6 +24,7 @@
 #include "common/process.h"
 #include "corpus/corpus.h"
 #include "mutators/mutators.h"
+#include "mutators/pipeline/pipeline.h"
 #include "runtime/cpu/compile.h"
 #include "runtime/cpu/schema.h"
 
@@ -121,7 +122,10 @@ void BM_SchemaBuild(benchmark::State& state, const std::string& id) {
   const auto mutants = kaudit::mutators::generate_mutants(
       kaudit::mutators::KernelSourceInfo{k.id(), k.cu_path.string(), k.source});
   std::vector<kaudit::cpu::SchemaEdit> edits;
-  for (const auto& m : mutants) edits.push_back({m.site.begin, m.site.end, m.site.replacement});
+  for (const auto& m : mutants) {
+    auto e = kaudit::mutators::switchable_edit(k.source, m.site);  // as the audit builds them
+    edits.push_back({e.begin, e.end, std::move(e.replacement)});
+  }
   std::size_t standalone = 0, schemata = 0;
   for (auto _ : state) {
     const fs::path cache = fresh_dir("schema");

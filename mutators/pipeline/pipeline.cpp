@@ -167,6 +167,16 @@ std::string pipeline_table(const MutationPipeline& p) {
   return os.str();
 }
 
+SwitchableEdit switchable_edit(std::string_view source, const Site& site) {
+  const std::size_t b = std::min(site.schema_begin, site.begin), e = std::max(site.schema_end, site.end);
+  SwitchableEdit out;
+  out.begin = b;
+  out.end = e;
+  out.replacement = std::string(source.substr(b, site.begin - b)) + site.replacement +
+                    std::string(source.substr(site.end, e - site.end));
+  return out;
+}
+
 std::string unified_diff(std::string_view original, const Site& site) {
   constexpr int kContext = 3;
   // Split the original into lines (each without its '\n'); remember whether the text ends in one.

@@ -91,6 +91,14 @@ nlohmann::json pipeline_summary_json(const MutationPipeline& pipeline);
 // The text table: one row per family and a total row.
 std::string pipeline_table(const MutationPipeline& pipeline);
 
+// A mutant as an edit a CPU schema can switch (runtime/cpu/schema.h): the range widened to the
+// site's whole expression (Site::schema_begin/end) and the replacement text of that range.
+struct SwitchableEdit {
+  std::size_t begin = 0, end = 0;
+  std::string replacement;
+};
+SwitchableEdit switchable_edit(std::string_view source, const Site& site);
+
 // A unified diff (3 lines of context) of one contiguous edit, headed by `a/<file>` / `b/<file>`.
 std::string unified_diff(std::string_view original, const Site& site);
 

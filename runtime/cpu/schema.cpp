@@ -116,6 +116,9 @@ SchemaPlan build_schemata(const CpuCompiler& compiler, const std::string& source
     escaped += ch;
   }
   const std::regex error_line(escaped + R"(:(\d+):\d+:)");
+  // g++'s "'x' was not declared in this scope" and "redeclaration of 'float x'" (typographic or
+  // plain quotes, depending on the locale).
+  const std::regex scope_error(R"((?:‘|')(?:[^‘’']*[^A-Za-z0-9_‘’'])?([A-Za-z_][A-Za-z0-9_]*)(?:’|') was not declared in this scope|redeclaration of (?:‘|')(?:[^‘’']*[^A-Za-z0-9_‘’'])?([A-Za-z_][A-Za-z0-9_]*)(?:’|'))");
   for (int attempt = 0; attempt < 12; ++attempt) {
     std::vector<Schema> schemata = schema_sources(source, edits, excluded);
     bool all_ok = true;
@@ -129,6 +132,21 @@ SchemaPlan build_schemata(const CpuCompiler& compiler, const std::string& source
              it != std::sregex_iterator(); ++it)
           bad_lines.insert(std::stoi((*it)[1].str()));
         bool moved = false;
+        // A statement-form switch around a declaration hides the name from the code after it:
+        // the error names the use, not the edit. Move the edit whose span declares that name.
+        for (auto it = std::sregex_iterator(s.build.diagnostics.begin(), s.build.diagnostics.end(), scope_error);
+             it != std::sregex_iterator(); ++it) {
+          const std::string name = (*it)[1].matched ? (*it)[1].str() : (*it)[2].str();
+          const std::regex word("\\b" + name + "\\b");
+          for (std::size_t i : s.edits) {
+            const std::string original = source.substr(edits[i].begin, edits[i].end - edits[i].begin);
+            if (ends_statement(original) && std::regex_search(original, word) &&
+                std::find(excluded.begin(), excluded.end(), i) == excluded.end()) {
+              excluded.push_back(i);
+              moved = true;
+            }
+          }
+        }
         for (std::size_t i : s.edits) {
           const int first = line_of(source, edits[i].begin), last = line_of(source, edits[i].end);
           for (int l : bad_lines)
