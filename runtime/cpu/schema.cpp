@@ -147,7 +147,11 @@ SchemaPlan build_schemata(const CpuCompiler& compiler, const std::string& source
             }
           }
         }
+        // Else (or when that explained nothing) every edit on an error line goes; errors the
+        // declaration caused vanish with it, so the line rule waits for the next attempt.
+        const bool moved_by_name = moved;
         for (std::size_t i : s.edits) {
+          if (moved_by_name) break;
           const int first = line_of(source, edits[i].begin), last = line_of(source, edits[i].end);
           for (int l : bad_lines)
             if (l >= first && l <= last) {

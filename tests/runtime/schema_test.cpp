@@ -66,11 +66,15 @@ TEST(Schema, SwitchedMutantsMatchTheirStandaloneBuilds) {
       edit("buf[128]", "buf[64]"),                       // array size: cannot be switched
       edit("buf[blockDim.x - 1 - t]", "buf[t]"),         // overlaps the next one: second schema
       edit("blockDim.x - 1 - t", "(blockDim.x - 1 - t) / 2"),
+      // A declaration in statement form: the braces of the switch would hide `v` from its use on
+      // the next line. The compiler names the use; the declaring edit is the one moved out.
+      edit("float v = buf[blockDim.x - 1 - t];", "float v = buf[t] * 0.5f;"),
   };
   auto plan = kaudit::cpu::build_schemata(kaudit::test::test_compiler(), kSource, "schema_kernel.cu", "run", edits);
   ASSERT_FALSE(plan.schemata.empty());
   EXPECT_GE(plan.schemata.size(), 2u);  // the overlapping pair cannot share one schema
-  ASSERT_EQ(plan.standalone, std::vector<std::size_t>{5}) << "only the array size should need its own build";
+  ASSERT_EQ(plan.standalone, (std::vector<std::size_t>{5, 8}))
+      << "only the array size and the declaration should need their own builds";
 
   auto x = at::randn({1000});
   auto original = kaudit::test::test_compiler().build(kSource, "schema_kernel.cu", "run");
