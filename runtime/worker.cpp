@@ -5,11 +5,13 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <tbb/global_control.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <csignal>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -163,7 +165,10 @@ json serve_one(const json& req, std::vector<at::Tensor>& tensors, std::vector<at
 }
 
 // Serves requests on stdin until EOF (0) or a protocol error (3: bad input, 4: cannot write).
-int serve_requests(int out_fd, std::map<std::string, std::unique_ptr<KernelLibrary>>& libraries) {
+// `open_request` (shared with the zygote) is 1 from the moment a request is read until its reply
+// is written: a child that dies while it is 0 owes the runner nothing.
+int serve_requests(int out_fd, std::map<std::string, std::unique_ptr<KernelLibrary>>& libraries,
+                   volatile std::sig_atomic_t* open_request) {
   Reader reader{0};
   for (;;) {
     json req;
@@ -171,6 +176,7 @@ int serve_requests(int out_fd, std::map<std::string, std::unique_ptr<KernelLibra
     ReadResult r = reader.read_message(req, tensors);
     if (r == ReadResult::Eof) return 0;
     if (r != ReadResult::Ok) return 3;
+    *open_request = 1;
     json resp;
     try {
       resp = serve_one(req, tensors, outputs, libraries);
@@ -178,7 +184,11 @@ int serve_requests(int out_fd, std::map<std::string, std::unique_ptr<KernelLibra
       resp = {{"status", "exception"}, {"message", e.what()}};
       outputs.clear();
     }
+    // Free the inputs before replying, so the memory checker's end-of-life check of a tensor the
+    // kernel wrote past fails this run, not a later one.
+    tensors.clear();
     if (!send_message(out_fd, resp, outputs)) return 4;
+    *open_request = 0;
   }
 }
 
@@ -200,15 +210,22 @@ int worker_main(bool memcheck, int threads) {
   // it lives. When a run kills the child (a crash, the memory checker's out-of-bounds exit), the
   // zygote reports that run's death itself and forks a fresh child in milliseconds, instead of
   // the runner starting a new worker that loads libtorch again (about a second).
+  // A child can also die after it replied (a check when an output tensor is freed): then no reply
+  // is owed, and sending one would shift every later reply by one. A shared flag says which.
+  void* shared = mmap(nullptr, sizeof(std::sig_atomic_t), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (shared == MAP_FAILED) return 5;
+  auto* open_request = static_cast<volatile std::sig_atomic_t*>(shared);
   for (;;) {
+    *open_request = 0;
     const pid_t child = fork();
     if (child < 0) return 5;
-    if (child == 0) _exit(serve_requests(out_fd, libraries));
+    if (child == 0) _exit(serve_requests(out_fd, libraries, open_request));
     int status = 0;
     while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
     }
     if (WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 3 || WEXITSTATUS(status) == 4))
       return WEXITSTATUS(status);  // end of input, or the protocol broke
+    if (!*open_request) continue;  // died between requests: nothing to report
     json death;
     if (WIFEXITED(status) && WEXITSTATUS(status) == rt::kOutOfBoundsExitCode) {
       death = {{"status", "out-of-bounds"}, {"message", ""}};

@@ -2,6 +2,7 @@
 // still runs.
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "tests/runtime/kernel_fixture.h"
 
@@ -146,6 +147,35 @@ TEST(Isolation, CompileErrorNamesTheLine) {
   auto r = build_and_run(src, "run", {at::zeros({4})});
   EXPECT_NE(r.build_error.find("test_kernel.cu:3"), std::string::npos) << r.build_error;
   EXPECT_NE(r.build_error.find("undefined_name"), std::string::npos) << r.build_error;
+}
+
+}  // namespace
+
+namespace {
+
+// A run that replies and then kills its process (here a thread left behind aborts 200 ms later;
+// in the audit, a mutant's stray write corrupting the heap does the same). No reply is owed for
+// that death: the next run must get its own reply, not a report of the earlier death.
+TEST(Isolation, ADeathAfterTheReplyDoesNotShiftLaterReplies) {
+  const char* src = R"(
+#include <torch/extension.h>
+#include <cstdlib>
+#include <thread>
+#include <unistd.h>
+__global__ void k(float* y) { y[threadIdx.x] = 1.0f; }
+torch::Tensor run(torch::Tensor y) {
+  k<<<1, 4>>>(y.data_ptr<float>());
+  std::thread([] { usleep(200000); std::abort(); }).detach();
+  return y;
+}
+)";
+  auto r = build_and_run(src, "run", {at::zeros({4})});
+  ASSERT_EQ(r.build_error, "");
+  ASSERT_EQ(r.result.status, Status::Ok) << r.result.message;
+  EXPECT_TRUE(at::equal(r.result.outputs[0], at::ones({4})));
+  usleep(600000);
+  expect_next_kernel_runs();
+  expect_next_kernel_runs();
 }
 
 }  // namespace
