@@ -108,6 +108,12 @@ void parallel_runs(std::size_t n, const AuditOptions& options, Fn fn) {
   for (auto& t : threads) t.join();
 }
 
+// A run that says nothing about the kernel: no worker could be started (the machine, not the
+// kernel). Results holding one are reported and never cached.
+bool infrastructure_failure(const runtime::RunResult& r) {
+  return r.status == runtime::Status::Crash && r.message.rfind("cannot start a worker", 0) == 0;
+}
+
 runtime::RunResult run_one(runtime::IsolatedRunner& runner, const corpus::Task& task, const corpus::Kernel& kernel,
                            const fs::path& library, int active_mutant, const Prepared& p) {
   runtime::RunRequest req;
@@ -325,6 +331,7 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
     for (const auto* k : members) member_parts.push_back(k->source);
     const std::string legality_key = cache_key(context, member_parts);
     std::vector<FalseKill> task_false_kills;
+    std::vector<std::string> infra_failures;  // runs that could not happen: reported, not cached
     if (auto cached = cache_read(audit_cache, legality_key)) {
       for (std::size_t p = 0; p < pool.size(); ++p) {
         pool[p].legal = (*cached)["legal"][p].get<bool>();
@@ -359,6 +366,10 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
           why = k.id() + " does not build: " + builds[m].diagnostics.substr(0, 200);
         } else {
           const auto r = run_one(runner, task, k, builds[m].library, 0, prepared[p]);
+          if (infrastructure_failure(r)) {
+            std::lock_guard lock(mu);
+            infra_failures.push_back(task.name + " legality, " + k.id() + ": " + r.message);
+          }
           if (r.status != runtime::Status::Ok) {
             why = k.id() + ": " + runtime::to_string(r.status) + " " + r.message.substr(0, 200);
             for (const auto& [o, trial] : trials[p]) fks.push_back({options.oracles[o].name, k.id(), task.name, trial, why});
@@ -394,7 +405,7 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
       }
       for (const auto& f : task_false_kills)
         c["false_kills"].push_back({{"oracle", f.oracle}, {"member", f.member}, {"trial", f.trial}, {"detail", f.detail}});
-      cache_write(audit_cache, legality_key, c);
+      if (infra_failures.empty()) cache_write(audit_cache, legality_key, c);
     }
     out.false_kills.insert(out.false_kills.end(), task_false_kills.begin(), task_false_kills.end());
 
@@ -467,6 +478,10 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
             if (timeouts < 2) {
               result[p] = run_one(runner, task, *kernel, library[i], switch_value[i], prepared[p]);
               ++runs;
+              if (infrastructure_failure(*result[p])) {
+                std::lock_guard lock(mu);
+                infra_failures.push_back(kernel->id() + " mutant " + a.scored.id + ": " + result[p]->message);
+              }
               o = outcome_of(result[p]->status);
               if (o == Outcome::Timeout) ++timeouts;
               if (o == Outcome::Pass && !oracle::apply_comparator(options.witness, result[p]->outputs, prepared[p].ref64).ok)
@@ -504,7 +519,7 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
           c["mutants"].push_back({{"id", a.scored.id}, {"ran", a.ran}, {"note", a.note}, {"row", row},
                                   {"killed_by", a.scored.killed_by}});
         }
-        cache_write(audit_cache, key, c);
+        if (infra_failures.empty()) cache_write(audit_cache, key, c);
       }
       // Witness: the first legal input (pool order is cheap first) on which the mutant fails.
       for (auto& a : audits) {
@@ -521,6 +536,7 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
         out.mutants.push_back(std::move(a));
       }
     }
+    for (auto& f : infra_failures) out.problems.push_back("no result (not cached, re-run): " + f);
     out.pools.push_back(std::move(tp));
   }
 
