@@ -88,24 +88,33 @@ const std::vector<at::Tensor>& oracle_reference(const oracle::OracleSpec& o, con
   return o.reference == oracle::ReferencePrecision::Fp64 ? p.ref64 : p.ref32;
 }
 
-// Runs fn(runner, i) for i in [0, n) on `jobs` threads, each with its own isolated worker.
+// Runs per_thread() once on each of min(jobs, n) threads; each call gets items i in [0, n) from
+// one shared counter through the `next` function it is handed.
+template <typename PerThread>
+void work_queue(std::size_t n, unsigned jobs, PerThread per_thread) {
+  jobs = static_cast<unsigned>(std::min<std::size_t>(std::max(1u, jobs), std::max<std::size_t>(n, 1)));
+  std::atomic<std::size_t> counter{0};
+  const auto next = [&](std::size_t& i) { return (i = counter++) < n; };
+  std::vector<std::thread> threads;
+  for (unsigned j = 0; j < jobs; ++j) threads.emplace_back([&] { per_thread(next); });
+  for (auto& t : threads) t.join();
+}
+
+unsigned jobs_of(const AuditOptions& options) {
+  return options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
+}
+
+// Runs fn(runner, i) for i in [0, n) on the option's jobs, each thread with its own isolated worker.
 template <typename Fn>
 void parallel_runs(std::size_t n, const AuditOptions& options, Fn fn) {
-  unsigned jobs = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
-  jobs = static_cast<unsigned>(std::min<std::size_t>(jobs, std::max<std::size_t>(n, 1)));
   runtime::WorkerLimits limits;
   limits.timeout_seconds = options.timeout_seconds;
   limits.memcheck = true;  // out-of-bounds accesses become their own outcome
   limits.threads = 1;      // parallelism comes from the workers
-  std::atomic<std::size_t> next{0};
-  std::vector<std::thread> threads;
-  for (unsigned j = 0; j < jobs; ++j) {
-    threads.emplace_back([&] {
-      runtime::IsolatedRunner runner(options.worker_exe, limits);
-      for (std::size_t i = next++; i < n; i = next++) fn(runner, i);
-    });
-  }
-  for (auto& t : threads) t.join();
+  work_queue(n, jobs_of(options), [&](const auto& next) {
+    runtime::IsolatedRunner runner(options.worker_exe, limits);
+    for (std::size_t i = 0; next(i);) fn(runner, i);
+  });
 }
 
 // A run that says nothing about the kernel: no worker could be started (the machine, not the
@@ -198,19 +207,14 @@ KernelBuild build_mutants(const cpu::CpuCompiler& compiler, const corpus::Kernel
       b.switch_value[s.edits[j]] = s.switch_value[j];
     }
   // Mutants a schema cannot hold get a build each, a few at a time.
-  const unsigned jobs = std::max(1u, options.jobs ? options.jobs : std::thread::hardware_concurrency());
-  std::atomic<std::size_t> next{0};
-  std::vector<std::thread> threads;
-  for (unsigned t = 0; t < std::min<std::size_t>(jobs, plan.standalone.size()); ++t)
-    threads.emplace_back([&] {
-      for (std::size_t n = next++; n < plan.standalone.size(); n = next++) {
-        const std::size_t i = plan.standalone[n];
-        const auto built = compiler.build(records[i]->mutant.source, kernel.cu_path.string(), kernel.entry);
-        if (built.ok) b.library[i] = built.library;
-        else b.failure[i] = "does not build for the CPU backend: " + built.diagnostics.substr(0, 300);
-      }
-    });
-  for (auto& t : threads) t.join();
+  work_queue(plan.standalone.size(), jobs_of(options), [&](const auto& next) {
+    for (std::size_t n = 0; next(n);) {
+      const std::size_t i = plan.standalone[n];
+      const auto built = compiler.build(records[i]->mutant.source, kernel.cu_path.string(), kernel.entry);
+      if (built.ok) b.library[i] = built.library;
+      else b.failure[i] = "does not build for the CPU backend: " + built.diagnostics.substr(0, 300);
+    }
+  });
   return b;
 }
 

@@ -1,6 +1,8 @@
 #include "tools/cli_common.h"
 
 #include <cstdlib>
+#include <fstream>
+#include <stdexcept>
 
 namespace kaudit::cli {
 std::filesystem::path default_cache_dir() {
@@ -11,4 +13,13 @@ std::filesystem::path default_cache_dir() {
 }
 std::filesystem::path builtin_corpus_dir() { return KAUDIT_BUILTIN_CORPUS; }
 std::filesystem::path builtin_suites_dir() { return KAUDIT_BUILTIN_SUITES; }
+void write_file_atomically(const std::filesystem::path& path, const std::string& text) {
+  const auto tmp = path.string() + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary);
+    f << text;
+    if (!f) throw std::runtime_error("cannot write " + tmp);
+  }
+  std::filesystem::rename(tmp, path);
+}
 }  // namespace kaudit::cli

@@ -10,4 +10,7 @@ std::filesystem::path default_cache_dir();
 std::filesystem::path builtin_corpus_dir();
 // The suites/ folder of this source tree (built-in oracle specs).
 std::filesystem::path builtin_suites_dir();
+// Writes `text` to a temporary file renamed onto `path` (readers never see half a report).
+// Throws std::runtime_error naming the file when it cannot be written.
+void write_file_atomically(const std::filesystem::path& path, const std::string& text);
 }  // namespace kaudit::cli

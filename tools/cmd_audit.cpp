@@ -125,16 +125,6 @@ nlohmann::json summary_json(const audit::AuditResult& r, const std::vector<oracl
   return j;
 }
 
-void write_text(const std::filesystem::path& p, const std::string& text) {
-  const auto tmp = p.string() + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary);
-    f << text;
-    if (!f) throw std::runtime_error("cannot write " + tmp);
-  }
-  std::filesystem::rename(tmp, p);
-}
-
 }  // namespace
 
 int audit_command(const std::vector<std::string>& args) {
@@ -205,15 +195,11 @@ int audit_command(const std::vector<std::string>& args) {
   const nlohmann::json summary = summary_json(r, oracles, options.witness, root.filename().string());
   try {
     std::filesystem::create_directories(out_dir);
-    write_text(out_dir / "report.md", table);
-    write_text(out_dir / "summary.json", summary.dump(2) + "\n");
-    std::string mutants;
-    for (const auto& m : r.pipeline.mutants) mutants += mutators::to_json(m).dump() + "\n";
-    write_text(out_dir / "mutants.jsonl", mutants);
+    write_file_atomically(out_dir / "report.md", table);
+    write_file_atomically(out_dir / "summary.json", summary.dump(2) + "\n");
+    write_file_atomically(out_dir / "mutants.jsonl", mutators::mutants_jsonl(r.pipeline));
     std::string matrix;
     for (const auto& m : r.mutants) {
-      std::string row;
-      for (auto o : m.row) row += audit::outcome_name(o)[0] == 'p' ? '.' : 'x';
       nlohmann::json j = {{"id", m.scored.id}, {"task", m.scored.task}, {"kernel", m.scored.kernel},
                           {"rule", m.scored.rule}, {"family", mutators::family_name(m.scored.family)},
                           {"ran", m.ran}, {"witnessed", m.scored.witnessed}, {"killed_by", m.scored.killed_by}};
@@ -227,7 +213,7 @@ int audit_command(const std::vector<std::string>& args) {
       if (!m.note.empty()) j["note"] = m.note;
       matrix += j.dump() + "\n";
     }
-    write_text(out_dir / "kill-matrix.jsonl", matrix);
+    write_file_atomically(out_dir / "kill-matrix.jsonl", matrix);
     nlohmann::json pools = nlohmann::json::array();
     for (const auto& p : r.pools) {
       nlohmann::json inputs = nlohmann::json::array();
@@ -236,7 +222,7 @@ int audit_command(const std::vector<std::string>& args) {
                           {"usable", in.usable}, {"legal", in.legal}, {"note", in.note}});
       pools.push_back({{"task", p.task}, {"inputs", inputs}});
     }
-    write_text(out_dir / "pools.json", pools.dump(1) + "\n");
+    write_file_atomically(out_dir / "pools.json", pools.dump(1) + "\n");
   } catch (const std::exception& e) {
     std::fprintf(stderr, "kaudit audit: %s\n", e.what());
     return 1;

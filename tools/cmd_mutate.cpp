@@ -69,16 +69,6 @@ std::vector<mutators::KernelSourceInfo> load_kernels(const std::filesystem::path
   return out;
 }
 
-void write_file(const std::filesystem::path& path, const std::string& text) {
-  const auto tmp = path.string() + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary);
-    f << text;
-    if (!f) throw std::runtime_error("cannot write " + tmp);
-  }
-  std::filesystem::rename(tmp, path);
-}
-
 int show_mutant(const std::vector<mutators::KernelSourceInfo>& kernels, const std::string& id,
                 const mutators::SiteOptions& sites) {
   for (const auto& k : kernels) {
@@ -149,13 +139,12 @@ int mutate_command(const std::vector<std::string>& args) {
   }
   const mutators::MutationPipeline pipeline = mutators::run_mutation_pipeline(kernels, nvrtc, options);
 
-  std::string jsonl;
-  for (const auto& r : pipeline.mutants) jsonl += mutators::to_json(r).dump() + "\n";
+  const std::string jsonl = mutators::mutants_jsonl(pipeline);
   nlohmann::json summary = mutators::pipeline_summary_json(pipeline);
   try {
     std::filesystem::create_directories(out_dir);
-    write_file(out_dir / "mutants.jsonl", jsonl);
-    write_file(out_dir / "mutate-summary.json", summary.dump(2) + "\n");
+    write_file_atomically(out_dir / "mutants.jsonl", jsonl);
+    write_file_atomically(out_dir / "mutate-summary.json", summary.dump(2) + "\n");
   } catch (const std::exception& e) {
     std::fprintf(stderr, "kaudit mutate: %s\n", e.what());
     return 1;

@@ -120,6 +120,12 @@ nlohmann::json to_json(const MutantRecord& record) {
   return j;
 }
 
+std::string mutants_jsonl(const MutationPipeline& pipeline) {
+  std::string out;
+  for (const auto& r : pipeline.mutants) out += to_json(r).dump() + "\n";
+  return out;
+}
+
 nlohmann::json to_json(const DedupCounts& c) {
   return {{"generated", c.generated}, {"stillborn", c.stillborn}, {"duplicate", c.duplicate},
           {"equivalent", c.equivalent}, {"distinct", c.distinct}, {"unknown", c.unknown}};

@@ -83,6 +83,9 @@ MutationPipeline run_mutation_pipeline(const std::vector<KernelSourceInfo>& kern
 // "image" (hash or null), "duplicate_of" (duplicates), "diagnostic" (stillborn).
 nlohmann::json to_json(const MutantRecord& record);
 
+// mutants.jsonl: one to_json(record) line per mutant, in pipeline order.
+std::string mutants_jsonl(const MutationPipeline& pipeline);
+
 // {"generated","stillborn","duplicate","equivalent","distinct","unknown"}.
 nlohmann::json to_json(const DedupCounts& counts);
 // The numbers of `kaudit mutate --json`: the DedupCounts keys at top level, plus "per_family",
