@@ -43,7 +43,7 @@ const char* outcome_name(Outcome o) {
 namespace {
 
 // Bump when the meaning of cached audit results changes.
-constexpr const char* kCacheVersion = "kaudit-audit-v1";
+constexpr const char* kCacheVersion = "kaudit-audit-v2";
 
 Outcome outcome_of(runtime::Status s) {
   switch (s) {
@@ -75,12 +75,13 @@ struct Prepared {
 // Which oracle trials read pool input p: (oracle index, trial name).
 using TrialsAt = std::vector<std::vector<std::pair<std::size_t, std::string>>>;
 
-TrialsAt trials_at(const std::vector<PoolInput>& pool, const std::vector<oracle::OracleSpec>& oracles) {
+TrialsAt trials_at(const std::vector<PoolInput>& pool, const std::vector<oracle::OracleSpec>& oracles,
+                   const std::string& task) {
   TrialsAt at(pool.size());
   std::map<std::string, std::size_t> index;
   for (std::size_t p = 0; p < pool.size(); ++p) index[pool[p].key] = p;
   for (std::size_t o = 0; o < oracles.size(); ++o)
-    for (const auto& t : oracles[o].trials) at[index.at(recipe_key(t))].emplace_back(o, t.name);
+    for (const auto& t : oracle::trials_for(oracles[o], task)) at[index.at(recipe_key(t))].emplace_back(o, t.name);
   return at;
 }
 
@@ -218,6 +219,36 @@ KernelBuild build_mutants(const cpu::CpuCompiler& compiler, const corpus::Kernel
   return b;
 }
 
+// A kernel of a task's correct set: a corpus kernel or one of its neutral variants (the same
+// entry and binding, another source).
+struct Member {
+  std::string id;
+  const corpus::Kernel* kernel;
+  std::string source;
+  bool neutral = false;
+};
+
+std::vector<Member> correct_set_of(const std::vector<const corpus::Kernel*>& kernels,
+                                   const std::function<void(const std::string&)>& say) {
+  std::vector<Member> out;
+  for (const auto* k : kernels) out.push_back({k->id(), k, k->source, false});
+  for (const auto* k : kernels) {
+    try {
+      for (auto& v : mutators::neutral_variants({k->id(), k->cu_path.string(), k->source}))
+        out.push_back({v.id, k, std::move(v.source), true});
+    } catch (const mutators::ParseError& e) {
+      say(k->id() + ": no neutral variants (" + std::string(e.what()).substr(0, 200) + ")");
+    }
+  }
+  return out;
+}
+
+// The inputs every neutral variant must pass to be admitted: benign values on the small preset.
+bool is_sanity_input(const PoolInput& in) {
+  return std::any_of(in.used_by.begin(), in.used_by.end(),
+                     [](const std::string& u) { return u == "gate/gate-uniform01" || u == "gate/gate-normal"; });
+}
+
 }  // namespace
 
 std::vector<PoolInput> candidate_pool(const corpus::Task& task, const std::vector<oracle::OracleSpec>& oracles) {
@@ -236,8 +267,9 @@ std::vector<PoolInput> candidate_pool(const corpus::Task& task, const std::vecto
     pool[it->second].used_by.push_back(user);
   };
   for (const auto& spec : oracles)
-    for (const auto& t : spec.trials) add(t, spec.name + "/" + t.name);
+    for (const auto& t : oracle::trials_for(spec, task.name)) add(t, spec.name + "/" + t.name);
   for (const auto& r : oracle::gate_recipes(task)) add(r, "gate/" + r.name);
+  for (const auto& r : oracle::pattern_recipes()) add(r, "pattern/" + r.name);
   for (auto& in : pool) {
     try {
       const auto dims = oracle::dims_for(task, in.recipe);
@@ -316,13 +348,13 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
         pool[p].note = std::string("reference or inputs failed: ") + e.what();
       }
     }
-    const TrialsAt trials = trials_at(pool, options.oracles);
+    const TrialsAt trials = trials_at(pool, options.oracles, task.name);
     std::vector<std::vector<std::size_t>> oracle_trials(options.oracles.size());
     for (std::size_t p = 0; p < pool.size(); ++p)
       for (const auto& [o, trial] : trials[p]) oracle_trials[o].push_back(p);
     for (std::size_t o = 0; o < options.oracles.size(); ++o) {  // back to the spec's trial order
       std::vector<std::size_t> ordered;
-      for (const auto& t : options.oracles[o].trials)
+      for (const auto& t : oracle::trials_for(options.oracles[o], task.name))
         for (std::size_t p : oracle_trials[o])
           if (pool[p].key == recipe_key(t) && std::find(ordered.begin(), ordered.end(), p) == ordered.end())
             ordered.push_back(p);
@@ -331,11 +363,13 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
     const std::string context = context_digest(pool, options, cpu_compiler);
 
     // 3. Legality and false kills: the correct set on every usable input.
+    std::vector<Member> correct = correct_set_of(members, say);
     std::vector<std::string> member_parts = {"legality", task.name};
-    for (const auto* k : members) member_parts.push_back(k->source);
+    for (const auto& m : correct) member_parts.push_back(m.id + "\n" + m.source);
     const std::string legality_key = cache_key(context, member_parts);
     std::vector<FalseKill> task_false_kills;
     std::vector<std::string> infra_failures;  // runs that could not happen: reported, not cached
+    tp.correct_set.push_back({"reference-fp32", "reference", true, ""});
     if (auto cached = cache_read(audit_cache, legality_key)) {
       for (std::size_t p = 0; p < pool.size(); ++p) {
         pool[p].legal = (*cached)["legal"][p].get<bool>();
@@ -343,12 +377,22 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
       }
       for (const auto& f : (*cached)["false_kills"])
         task_false_kills.push_back({f["oracle"], f["member"], task.name, f["trial"], f["detail"]});
+      for (const auto& m : (*cached)["correct_set"])
+        tp.correct_set.push_back({m["id"], m["kind"], m["admitted"], m["note"]});
     } else {
-      say("legality: " + task.name + " (" + std::to_string(members.size()) + " kernels x " +
+      say("legality: " + task.name + " (" + std::to_string(correct.size()) + " correct kernels and neutral variants x " +
           std::to_string(pool.size()) + " inputs)");
-      const auto builds = oracle::build_kernels(members, options.cache_dir);
-      std::vector<std::string> illegal(pool.size());
+      std::vector<cpu::CpuBuild> builds(correct.size());
+      work_queue(correct.size(), jobs_of(options), [&](const auto& next) {
+        for (std::size_t m = 0; next(m);)
+          builds[m] = cpu_compiler.build(correct[m].source, correct[m].kernel->cu_path.string(), correct[m].kernel->entry);
+      });
+      // Per (member, input): why the member fails the witness tolerance (empty: it passes), and
+      // the oracle trials that reject it.
+      std::vector<std::string> why(correct.size() * pool.size());
+      std::vector<std::vector<FalseKill>> fks(correct.size() * pool.size());
       for (std::size_t p = 0; p < pool.size(); ++p) pool[p].legal = pool[p].usable;
+      std::vector<std::string> illegal(pool.size());
       // The float32 reference is a member too.
       for (std::size_t p = 0; p < pool.size(); ++p) {
         if (!pool[p].usable) continue;
@@ -360,38 +404,58 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
           if (!oc.ok) task_false_kills.push_back({options.oracles[o].name, "reference-fp32", task.name, trial, oc.to_string()});
         }
       }
-      parallel_runs(members.size() * pool.size(), options, [&](runtime::IsolatedRunner& runner, std::size_t i) {
+      parallel_runs(correct.size() * pool.size(), options, [&](runtime::IsolatedRunner& runner, std::size_t i) {
         const std::size_t m = i / pool.size(), p = i % pool.size();
-        const corpus::Kernel& k = *members[m];
+        const Member& member = correct[m];
         if (!pool[p].usable) return;
-        std::string why;
-        std::vector<FalseKill> fks;
+        std::string& w = why[i];
         if (!builds[m].ok) {
-          why = k.id() + " does not build: " + builds[m].diagnostics.substr(0, 200);
+          w = member.id + " does not build: " + builds[m].diagnostics.substr(0, 200);
         } else {
-          const auto r = run_one(runner, task, k, builds[m].library, 0, prepared[p]);
+          const auto r = run_one(runner, task, *member.kernel, builds[m].library, 0, prepared[p]);
           if (infrastructure_failure(r)) {
             std::lock_guard lock(mu);
-            infra_failures.push_back(task.name + " legality, " + k.id() + ": " + r.message);
+            infra_failures.push_back(task.name + " legality, " + member.id + ": " + r.message);
           }
           if (r.status != runtime::Status::Ok) {
-            why = k.id() + ": " + runtime::to_string(r.status) + " " + r.message.substr(0, 200);
-            for (const auto& [o, trial] : trials[p]) fks.push_back({options.oracles[o].name, k.id(), task.name, trial, why});
+            w = member.id + ": " + runtime::to_string(r.status) + " " + r.message.substr(0, 200);
+            for (const auto& [o, trial] : trials[p]) fks[i].push_back({options.oracles[o].name, member.id, task.name, trial, w});
           } else {
             const auto c = oracle::apply_comparator(options.witness, r.outputs, prepared[p].ref64);
-            if (!c.ok) why = k.id() + ": " + c.to_string();
+            if (!c.ok) w = member.id + ": " + c.to_string();
             for (const auto& [o, trial] : trials[p]) {
               const auto oc = oracle::apply_comparator(options.oracles[o].comparator, r.outputs,
                                                        oracle_reference(options.oracles[o], prepared[p]));
-              if (!oc.ok) fks.push_back({options.oracles[o].name, k.id(), task.name, trial, oc.to_string()});
+              if (!oc.ok) fks[i].push_back({options.oracles[o].name, member.id, task.name, trial, oc.to_string()});
             }
           }
         }
         std::lock_guard lock(mu);
         ++out.runs;
-        if (!why.empty() && illegal[p].empty()) illegal[p] = why;
-        task_false_kills.insert(task_false_kills.end(), fks.begin(), fks.end());
       });
+      // Admission: corpus kernels always; a neutral variant when it passes the sanity inputs.
+      for (std::size_t m = 0; m < correct.size(); ++m) {
+        CorrectMember cm{correct[m].id, correct[m].neutral ? "neutral" : "kernel", true, ""};
+        if (correct[m].neutral) {
+          for (std::size_t p = 0; p < pool.size() && cm.admitted; ++p) {
+            if (!is_sanity_input(pool[p]) || why[m * pool.size() + p].empty()) continue;
+            cm.admitted = false;
+            cm.note = "fails the sanity input " + pool[p].recipe.name + ": " + why[m * pool.size() + p];
+          }
+          if (!builds[m].ok) {
+            cm.admitted = false;
+            cm.note = "does not build: " + builds[m].diagnostics.substr(0, 200);
+          }
+        }
+        if (cm.admitted) {
+          for (std::size_t p = 0; p < pool.size(); ++p) {
+            const std::size_t i = m * pool.size() + p;
+            if (!why[i].empty() && illegal[p].empty()) illegal[p] = why[i];
+            task_false_kills.insert(task_false_kills.end(), fks[i].begin(), fks[i].end());
+          }
+        }
+        tp.correct_set.push_back(std::move(cm));
+      }
       for (std::size_t p = 0; p < pool.size(); ++p) {
         if (!illegal[p].empty()) {
           pool[p].legal = false;
@@ -402,13 +466,17 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
       std::sort(task_false_kills.begin(), task_false_kills.end(), [](const FalseKill& a, const FalseKill& b) {
         return std::tie(a.oracle, a.member, a.trial) < std::tie(b.oracle, b.member, b.trial);
       });
-      json c = {{"legal", json::array()}, {"note", json::array()}, {"false_kills", json::array()}};
+      json c = {{"legal", json::array()}, {"note", json::array()}, {"false_kills", json::array()}, {"correct_set", json::array()}};
       for (const auto& in : pool) {
         c["legal"].push_back(in.legal);
         c["note"].push_back(in.note);
       }
       for (const auto& f : task_false_kills)
         c["false_kills"].push_back({{"oracle", f.oracle}, {"member", f.member}, {"trial", f.trial}, {"detail", f.detail}});
+      for (std::size_t m = 1; m < tp.correct_set.size(); ++m) {
+        const auto& cm = tp.correct_set[m];
+        c["correct_set"].push_back({{"id", cm.id}, {"kind", cm.kind}, {"admitted", cm.admitted}, {"note", cm.note}});
+      }
       if (infra_failures.empty()) cache_write(audit_cache, legality_key, c);
     }
     out.false_kills.insert(out.false_kills.end(), task_false_kills.begin(), task_false_kills.end());
@@ -421,12 +489,21 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
       for (const auto* r : by_kernel[kernel.id()]) parts.push_back(r->mutant.id);
       return cache_key(context, parts);
     };
+    // A kernel needs runs when nothing is cached for it, or when full rows are asked for and the
+    // cached rows stopped early (the cached cells are kept; only the missing ones run).
+    std::map<std::string, std::optional<json>> cached_rows;
+    const auto needs_runs = [&](const corpus::Kernel& kernel) {
+      const auto& c = cached_rows[kernel.id()];
+      return !c || (options.full_matrix && !c->value("full", false));
+    };
     std::map<std::string, KernelBuild> builds;
     {
       std::vector<const corpus::Kernel*> to_build;
-      for (const auto* kernel : members)
-        if (!by_kernel[kernel->id()].empty() && !fs::exists(audit_cache / (kernel_key(*kernel) + ".json")))
-          to_build.push_back(kernel);
+      for (const auto* kernel : members) {
+        if (by_kernel[kernel->id()].empty()) continue;
+        cached_rows[kernel->id()] = cache_read(audit_cache, kernel_key(*kernel));
+        if (needs_runs(*kernel)) to_build.push_back(kernel);
+      }
       if (!to_build.empty()) say("build: " + std::to_string(to_build.size()) + " kernel(s) of " + task.name + " for the CPU backend");
       for (const auto* k : to_build) builds[k->id()];
       std::vector<std::thread> threads;
@@ -450,7 +527,8 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
         a.row.assign(pool.size(), Outcome::NotRun);
       }
       const std::string key = kernel_key(*kernel);
-      if (auto cached = cache_read(audit_cache, key)) {
+      const std::optional<json>& cached = cached_rows[kernel->id()];
+      if (cached) {
         for (std::size_t i = 0; i < audits.size(); ++i) {
           const json& c = (*cached)["mutants"][i];
           audits[i].ran = c["ran"];
@@ -459,22 +537,25 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
           for (std::size_t p = 0; p < pool.size() && p < row.size(); ++p) audits[i].row[p] = Outcome(row[p] - 'a');
           for (auto& [o, v] : c["killed_by"].items()) audits[i].scored.killed_by[o] = v;
         }
+      }
+      if (!needs_runs(*kernel)) {
         ++out.cached_kernels;
       } else {
         say("audit: " + kernel->id() + " (" + std::to_string(records.size()) + " mutants x " +
-            std::to_string(pool.size()) + " inputs)");
+            std::to_string(pool.size()) + " inputs" + (cached ? ", completing the cached rows" : "") + ")");
         const KernelBuild& built = builds.at(kernel->id());
         const auto& library = built.library;
         const auto& switch_value = built.switch_value;
         for (std::size_t i = 0; i < records.size(); ++i)
           if (library[i].empty()) audits[i].note = built.failure[i];
+        const bool verdicts_cached = cached.has_value();
         parallel_runs(records.size(), options, [&](runtime::IsolatedRunner& runner, std::size_t i) {
           MutantAudit& a = audits[i];
           if (library[i].empty()) return;
           a.ran = true;
           // Runs are made on demand and shared between the witness search and the oracles.
           std::vector<std::optional<runtime::RunResult>> result(pool.size());
-          int timeouts = 0;
+          int timeouts = static_cast<int>(std::count(a.row.begin(), a.row.end(), Outcome::Timeout));
           std::size_t runs = 0;
           const auto outcome_at = [&](std::size_t p) -> Outcome {
             if (a.row[p] != Outcome::NotRun) return a.row[p];
@@ -493,11 +574,12 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
             }
             return a.row[p] = o;
           };
-          // Witness search: legal inputs, cheap first, up to the first failure.
+          // Witness search: legal inputs, cheap first, up to the first failure (every legal input
+          // when full rows are asked for).
           for (std::size_t p = 0; p < pool.size(); ++p)
-            if (pool[p].legal && outcome_at(p) != Outcome::Pass) break;
+            if (pool[p].legal && outcome_at(p) != Outcome::Pass && !options.full_matrix) break;
           // Each oracle: its trials in order, up to the first one it fails.
-          for (std::size_t oi = 0; oi < options.oracles.size(); ++oi) {
+          for (std::size_t oi = 0; oi < options.oracles.size() && !verdicts_cached; ++oi) {
             bool killed = false;
             for (std::size_t p : oracle_trials[oi]) {
               if (!pool[p].usable) continue;
@@ -516,7 +598,7 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
           std::lock_guard lock(mu);
           out.runs += runs;
         });
-        json c = {{"mutants", json::array()}};
+        json c = {{"mutants", json::array()}, {"full", options.full_matrix}};
         for (const auto& a : audits) {
           std::string row;
           for (Outcome o : a.row) row += char('a' + static_cast<int>(o));

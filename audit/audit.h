@@ -5,13 +5,19 @@
 // Stages, per task of the corpus:
 //  1. Mutants: the mutation pipeline (mutators/pipeline) over the task's kernels; only distinct
 //     mutants (and "unknown" ones when NVRTC is missing) are audited.
-//  2. The candidate pool: every trial of every oracle spec (deduplicated by recipe, not by name)
-//     and the verification gate's recipes (sign, magnitude and odd-shape variants), ordered cheap
-//     first (fewest input elements; ties keep first-use order).
-//  3. Legality: the correct set is the task's corpus kernels and the float32 reference. An input
-//     is legal when every member stays within the witness tolerance of the float64 reference
-//     (default: allclose, rtol = atol = 1e-2, the reference study's). The same runs give each
-//     oracle's false kills: a member an oracle's comparator rejects on one of its trials.
+//  2. The candidate pool: every trial of every oracle spec (deduplicated by recipe, not by name),
+//     the verification gate's recipes (sign, magnitude and odd-shape variants) and the structured
+//     patterns (oracle::pattern_recipes: constant rows, one-hot rows, alternating signs, exp
+//     overflow and underflow), ordered cheap first (fewest input elements; ties keep first-use
+//     order).
+//  3. Legality: the correct set is the task's corpus kernels, their neutral variants (rewrites
+//     that only change rounding order or block size, mutators::neutral_variants) and the float32
+//     reference. A neutral variant is admitted only if it passes the gate's uniform and normal
+//     inputs (a block size the kernel hard-codes elsewhere breaks it: then it is no correct
+//     kernel, and it is reported as dropped). An input is legal when every admitted member stays
+//     within the witness tolerance of the float64 reference (default: allclose, rtol = atol =
+//     1e-2, the reference study's). The same runs give each oracle's false kills: a member an
+//     oracle's comparator rejects on one of its trials.
 //  4. Witness search: every audited mutant (CPU schemata: one build per kernel, a runtime switch
 //     per mutant; standalone builds where a schema cannot hold a mutant) runs in an isolated
 //     worker on the legal pool inputs, cheap first, up to the first failure: its witness. An
@@ -20,7 +26,8 @@
 //  5. Oracle verdicts: each oracle's trials in its order, up to the first one that fails under the
 //     oracle's own comparator and reference precision (a failed run fails every checker). Runs
 //     are shared with the witness search, so a mutant's row of the kill matrix holds the inputs
-//     that were needed (the others are "not-run"); a full row costs every pool input.
+//     that were needed (the others are "not-run"); AuditOptions::full_matrix runs every legal
+//     input (kaudit audit --full-matrix; what set cover needs).
 // Results are cached per kernel and per task's legality (<cache>/audit/<key>.json; the key covers
 // the kernel text, mutant ids, pool, comparators and limits), so an interrupted or repeated audit
 // reuses them.
@@ -56,6 +63,9 @@ struct AuditOptions {
   // Per run (correct kernels at the small presets take milliseconds). A mutant that times out
   // twice is not run again: its remaining inputs count as timeouts (a hang costs the whole limit).
   double timeout_seconds = 2;
+  // Full kill-matrix rows: every mutant on every legal pool input (what set cover needs), instead
+  // of stopping at the witness. Cached rows that stopped early are completed, not recomputed.
+  bool full_matrix = false;
   unsigned jobs = 0;                       // isolated workers in parallel; 0 = hardware threads
   std::vector<std::string> only;           // kernel ids TASK/NAME; empty = all
   mutators::SiteOptions sites;             // rule selection
@@ -72,9 +82,18 @@ struct PoolInput {
   std::string note;                    // why not usable / not legal
 };
 
+// A member of a task's correct set.
+struct CorrectMember {
+  std::string id;        // "TASK/NAME", "TASK/NAME~<neutral rule>" or "reference-fp32"
+  std::string kind;      // "kernel", "neutral" or "reference"
+  bool admitted = true;  // false: a neutral variant that failed the sanity inputs (note says how)
+  std::string note;
+};
+
 struct TaskPool {
   std::string task;
   std::vector<PoolInput> inputs;
+  std::vector<CorrectMember> correct_set;
 };
 
 struct MutantAudit {

@@ -19,6 +19,7 @@ std::string_view family_name(Family family) {
     case Family::Synchronization: return "synchronization";
     case Family::Precision: return "precision";
     case Family::RewardHack: return "reward-hack";
+    case Family::Neutral: return "neutral";
   }
   return "unknown";
 }
@@ -96,6 +97,23 @@ const std::vector<RuleDef>& all_rule_defs() {
   return catalog;
 }
 
+const std::vector<RuleDef>& neutral_rule_defs() {
+  static const std::vector<RuleDef> rules = [] {
+    std::vector<RuleDef> out = neutral_rules();
+    std::set<std::string_view> seen;
+    for (const RuleDef& r : out) {
+      if (!is_kebab_case(r.id) || r.family != Family::Neutral || !seen.insert(r.id).second)
+        throw std::logic_error(std::string("bad neutral rule: ") + r.id);
+      for (const RuleDef& c : all_rule_defs())
+        if (std::string_view(c.id) == r.id) throw std::logic_error(std::string("neutral rule id is also a mutator: ") + r.id);
+    }
+    std::sort(out.begin(), out.end(),
+              [](const RuleDef& a, const RuleDef& b) { return std::string_view(a.id) < std::string_view(b.id); });
+    return out;
+  }();
+  return rules;
+}
+
 }  // namespace detail
 
 const std::vector<RuleInfo>& rule_catalog() {
@@ -104,6 +122,16 @@ const std::vector<RuleInfo>& rule_catalog() {
     for (const detail::RuleDef& r : detail::all_rule_defs()) {
       out.push_back(RuleInfo{r.id, r.family, r.description, r.scopes});
     }
+    return out;
+  }();
+  return infos;
+}
+
+const std::vector<RuleInfo>& neutral_rule_catalog() {
+  static const std::vector<RuleInfo> infos = [] {
+    std::vector<RuleInfo> out;
+    for (const detail::RuleDef& r : detail::neutral_rule_defs())
+      out.push_back(RuleInfo{r.id, r.family, r.description, r.scopes});
     return out;
   }();
   return infos;

@@ -89,6 +89,32 @@ std::vector<Mutant> generate_mutants(const KernelSourceInfo& kernel, const SiteO
   return out;
 }
 
+std::vector<NeutralVariant> neutral_variants(const KernelSourceInfo& kernel) {
+  SiteOptions options;
+  options.neutral = true;
+  SiteResult found = find_sites(kernel, options);
+  if (!found.parsed) throw ParseError(kernel.id, std::move(found.diagnostics));
+  std::vector<NeutralVariant> out;
+  for (const RuleInfo& rule : neutral_rule_catalog()) {
+    std::vector<const Site*> sites;
+    for (const Site& s : found.sites)
+      if (s.rule == rule.id) sites.push_back(&s);
+    // Outermost first; a site inside one already taken is skipped (its text is part of the
+    // outer replacement's operands, rewritten once is enough for a variant).
+    std::stable_sort(sites.begin(), sites.end(), [](const Site* a, const Site* b) {
+      return a->begin != b->begin ? a->begin < b->begin : a->end > b->end;
+    });
+    std::vector<const Site*> taken;
+    for (const Site* s : sites)
+      if (taken.empty() || s->begin >= taken.back()->end) taken.push_back(s);
+    if (taken.empty()) continue;
+    NeutralVariant v{kernel.id + "~" + rule.id, kernel.id, rule.id, taken.size(), kernel.source};
+    for (auto it = taken.rbegin(); it != taken.rend(); ++it) v.source = apply_site(v.source, **it);
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
 MutationRun generate_mutants(const std::vector<KernelSourceInfo>& kernels,
                              const SiteOptions& options) {
   MutationRun run;

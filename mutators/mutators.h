@@ -31,12 +31,16 @@ enum class Family {
   Synchronization,
   Precision,
   RewardHack,
+  // Not a fault: rewrites a correct kernel may legitimately differ by (rounding order, block
+  // size). Never in kAllFamilies, never a mutant; see neutral_variants().
+  Neutral,
 };
 inline constexpr std::array<Family, 7> kAllFamilies = {
     Family::Arithmetic, Family::Indexing,  Family::Semantic,   Family::Boundary,
     Family::Synchronization, Family::Precision, Family::RewardHack,
 };
-// "arithmetic", "indexing", "semantic", "boundary", "synchronization", "precision", "reward-hack".
+// "arithmetic", "indexing", "semantic", "boundary", "synchronization", "precision", "reward-hack",
+// "neutral".
 std::string_view family_name(Family family);
 std::optional<Family> family_from_name(std::string_view name);
 
@@ -117,6 +121,7 @@ struct ParseDiagnostic {
 
 struct SiteOptions {
   std::vector<std::string> rules;  // only these rule ids; empty = the whole catalog
+  bool neutral = false;            // select from the neutral rules instead of the catalog
 };
 struct SiteResult {
   bool parsed = false;                          // false: no sites, see diagnostics
@@ -169,6 +174,23 @@ struct MutationRun {
 };
 MutationRun generate_mutants(const std::vector<KernelSourceInfo>& kernels,
                              const SiteOptions& options = {});
+
+// The neutral rules (Family::Neutral), sorted by id: not part of rule_catalog().
+const std::vector<RuleInfo>& neutral_rule_catalog();
+
+// A correct kernel rewritten by one neutral rule at every one of its sites (outermost first,
+// overlapping sites skipped): what another correct implementation could have written. Used by the
+// audit's legality gate as a member of the correct set; never scored.
+struct NeutralVariant {
+  std::string id;      // "<kernel>~<rule>"
+  std::string kernel;  // KernelSourceInfo::id
+  std::string rule;
+  std::size_t sites = 0;
+  std::string source;
+};
+// One variant per neutral rule with at least one site, in neutral_rule_catalog() order. Throws
+// ParseError if the kernel does not parse.
+std::vector<NeutralVariant> neutral_variants(const KernelSourceInfo& kernel);
 
 // A mutant as a JSON record (everything but the mutated source):
 // {"id","kernel","rule","family","file","begin","end","range":"l:c-l:c","original","replacement"}

@@ -83,6 +83,9 @@ std::vector<RuleDef> boundary_rules();
 std::vector<RuleDef> synchronization_rules();
 std::vector<RuleDef> precision_rules();
 std::vector<RuleDef> reward_hack_rules();
+std::vector<RuleDef> neutral_rules();  // not in the catalog (rules/neutral.cpp)
+// Neutral rules sorted by id.
+const std::vector<RuleDef>& neutral_rule_defs();
 
 // All rules in catalog order (family order, then id); checked once for unique kebab-case ids.
 const std::vector<RuleDef>& all_rule_defs();

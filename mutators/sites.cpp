@@ -92,7 +92,7 @@ std::pair<int, int> line_col(std::string_view text, size_t offset) {
 
 std::vector<const detail::RuleDef*> select_rules(const SiteOptions& options) {
   std::vector<const detail::RuleDef*> out;
-  const auto& all = detail::all_rule_defs();
+  const auto& all = options.neutral ? detail::neutral_rule_defs() : detail::all_rule_defs();
   if (options.rules.empty()) {
     for (const auto& r : all) out.push_back(&r);
     return out;

@@ -50,7 +50,7 @@ OracleVerdict Judge::judge(const OracleSpec& spec, const corpus::Task& task, con
                            const std::filesystem::path& library) {
   OracleVerdict v;
   const at::ScalarType precision = spec.reference == ReferencePrecision::Fp64 ? at::kDouble : at::kFloat;
-  for (const Recipe& trial : spec.trials) {
+  for (const Recipe& trial : trials_for(spec, task.name)) {
     TrialOutcome t;
     t.trial = trial.name;
     try {

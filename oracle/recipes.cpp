@@ -25,6 +25,8 @@ constexpr DistName kDistNames[] = {
     {Distribution::Uniform01, "uniform01"}, {Distribution::UniformSym, "uniform_sym"},
     {Distribution::Normal, "normal"},       {Distribution::LogUniform, "log_uniform"},
     {Distribution::Ones, "ones"},           {Distribution::Arange, "arange"},
+    {Distribution::ConstantRows, "constant_rows"}, {Distribution::OneHot, "one_hot"},
+    {Distribution::Alternating, "alternating"},    {Distribution::ExpOverflow, "exp_overflow"},
 };
 }  // namespace
 
@@ -71,8 +73,19 @@ double normal(uint64_t seed, uint64_t stream, uint64_t index) {
 
 namespace {
 
-double base_value(Distribution d, uint64_t seed, uint64_t stream, uint64_t k) {
+// `row`: the input's last dim (the row length of the structured patterns), at least 1.
+double base_value(Distribution d, uint64_t seed, uint64_t stream, uint64_t k, uint64_t row) {
   switch (d) {
+    case Distribution::ConstantRows:
+      return rng::normal(seed, stream, k / row);
+    case Distribution::OneHot: {
+      const auto hot = static_cast<uint64_t>(rng::uniform01(seed, stream, k / row) * static_cast<double>(row));
+      return k % row == std::min<uint64_t>(row - 1, hot) ? 1.0 : 0.0;
+    }
+    case Distribution::Alternating:
+      return (k % 2 == 0 ? 1.0 : -1.0) * (0.5 + rng::uniform01(seed, stream, k));
+    case Distribution::ExpOverflow:
+      return 89.0 + 10.0 * rng::uniform01(seed, stream, k);
     case Distribution::Uniform01:
       return rng::uniform01(seed, stream, k);
     case Distribution::UniformSym:
@@ -123,9 +136,10 @@ std::vector<double> make_values(const corpus::Task& task, const Recipe& r, size_
   }
 
   const bool positive = in.domain == corpus::Domain::Positive;
+  const uint64_t row = shape.empty() || shape.back() < 1 ? 1 : static_cast<uint64_t>(shape.back());
   at::parallel_for(0, n, kGrain, [&](int64_t b, int64_t e) {
     for (int64_t k = b; k < e; ++k) {
-      double x = base_value(r.distribution, r.seed, stream, static_cast<uint64_t>(k));
+      double x = base_value(r.distribution, r.seed, stream, static_cast<uint64_t>(k), row);
       if (r.abs) x = std::fabs(x);
       x = x * r.scale + r.shift;
       if (r.negate) x = -x;
@@ -226,6 +240,30 @@ std::vector<Recipe> gate_recipes(const corpus::Task& task) {
   for (size_t i = 0; i < task.odd_shapes.size(); ++i) {
     Recipe& r = add("gate-odd-" + std::to_string(i), Distribution::Normal, 0x6761746600ull + i);
     r.shape = task.odd_shapes[i];
+  }
+  return out;
+}
+
+std::vector<Recipe> pattern_recipes() {
+  std::vector<Recipe> out;
+  auto add = [&](std::string name, Distribution d, uint64_t seed) -> Recipe& {
+    Recipe r;
+    r.name = std::move(name);
+    r.distribution = d;
+    r.seed = seed;
+    out.push_back(r);
+    return out.back();
+  };
+  add("pattern-constant-rows", Distribution::ConstantRows, 0x7061747401ull);
+  add("pattern-one-hot", Distribution::OneHot, 0x7061747402ull);
+  add("pattern-alternating", Distribution::Alternating, 0x7061747403ull);
+  add("pattern-exp-overflow", Distribution::ExpOverflow, 0x7061747404ull);
+  {
+    // -(1.2 (89 + 10 u)) in [-119, -106.8): below log of the smallest float32 denormal (-103.3),
+    // so every expf is exactly 0 without max subtraction (plain negation would give denormals).
+    Recipe& r = add("pattern-exp-underflow", Distribution::ExpOverflow, 0x7061747405ull);
+    r.scale = 1.2;
+    r.negate = true;
   }
   return out;
 }

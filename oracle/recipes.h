@@ -19,6 +19,12 @@
 //   LogUniform  s * 10^(6 u(2k) - 3), s = -1 if u(2k+1) < 0.5 else +1   (six decades, both signs)
 //   Ones        1
 //   Arange      k
+// and the structured patterns, with r = k / L the row and L the input's last dim:
+//   ConstantRows  normal(r) for the whole row          counters 2r, 2r+1 (Box-Muller)
+//   OneHot        1 at column floor(u(r) L) of each row, 0 elsewhere       counter r
+//   Alternating   (-1)^k (0.5 + u(k))                  neighbours cancel: summation order shows
+//   ExpOverflow   89 + 10 u(k)                         exp overflows float32 (above 88.72) unless
+//                                                      the row max is subtracted first
 // then the transforms, in this order: abs (if set), x * scale + shift, negate (if set); then the
 // input's domain (corpus::Domain):
 //   Real         unchanged
@@ -43,9 +49,13 @@
 
 namespace kaudit::oracle {
 
-enum class Distribution { Uniform01, UniformSym, Normal, LogUniform, Ones, Arange };
+enum class Distribution {
+  Uniform01, UniformSym, Normal, LogUniform, Ones, Arange,
+  ConstantRows, OneHot, Alternating, ExpOverflow
+};
 
-// "uniform01", "uniform_sym", "normal", "log_uniform", "ones", "arange"
+// "uniform01", "uniform_sym", "normal", "log_uniform", "ones", "arange", "constant_rows", "one_hot",
+// "alternating", "exp_overflow"
 const char* distribution_name(Distribution d);
 // Throws std::invalid_argument for an unknown name.
 Distribution parse_distribution(std::string_view name);
@@ -95,6 +105,11 @@ std::vector<double> make_values(const corpus::Task& task, const Recipe& recipe, 
 // large magnitude (normal x 1000), small magnitude (normal x 0.01), all on the small preset, then
 // normal on each odd shape. Each has its own fixed seed; the list is the same on every run.
 std::vector<Recipe> gate_recipes(const corpus::Task& task);
+
+// Structured inputs every task's candidate pool holds (on the small preset, fixed seeds): constant
+// rows, one-hot rows, alternating signs, exp overflow (89..99) and exp underflow (-119..-107:
+// every expf is 0 without max subtraction, so a softmax divides 0 by 0).
+std::vector<Recipe> pattern_recipes();
 
 // "float32" -> at::kFloat, "float16" -> at::kHalf, "int64" -> at::kLong.
 at::ScalarType scalar_type_of(const std::string& dtype);

@@ -79,7 +79,8 @@ OracleSpec parse_spec(const std::string& text, const fs::path& file) {
   }
   Checker ck{file, text};
   if (!j.is_object()) ck.fail("", "", "a spec is a JSON object");
-  ck.known_fields(j, "", "", {"name", "description", "source", "shape_preset", "reference", "comparator", "trials"});
+  ck.known_fields(j, "", "", {"name", "description", "source", "shape_preset", "reference", "comparator", "trials",
+                         "task_trials"});
   OracleSpec s;
   s.file = file;
   auto str = [&](const char* key, bool required) -> std::string {
@@ -121,29 +122,45 @@ OracleSpec parse_spec(const std::string& text, const fs::path& file) {
     ck.fail("/comparator/rtol", "comparator.rtol", "an absolute comparator has no rtol");
   if (s.comparator.atol == 0 && s.comparator.rtol == 0)
     ck.fail("/comparator", "comparator", "rtol and atol are both 0: only bit-exact outputs would pass");
-  if (!j.contains("trials") || !j.at("trials").is_array() || j.at("trials").empty())
+  const bool per_task = j.contains("task_trials");
+  if (per_task && (!j.at("task_trials").is_object() || j.at("task_trials").empty()))
+    ck.fail("/task_trials", "task_trials", "must be an object of task name -> non-empty list of input recipes");
+  if (!j.contains("trials") || !j.at("trials").is_array() || (j.at("trials").empty() && !per_task))
     ck.fail("/trials", "trials", "is required: a non-empty list of input recipes");
-  std::size_t i = 0;
-  for (const json& t : j.at("trials")) {
-    const std::string ptr = "/trials/" + std::to_string(i), field = "trials[" + std::to_string(i) + "]";
-    try {
-      Recipe r = t.get<Recipe>();
-      if (!t.contains("preset") && !t.contains("shape")) r.preset = s.shape_preset;
-      if (r.name.empty()) r.name = s.name + "-trial-" + std::to_string(i);
-      if (r.preset.rfind("odd:", 0) == 0) {
-        try {
-          (void)std::stoul(r.preset.substr(4));
-        } catch (const std::exception&) {
-          ck.fail(ptr + "/preset", field + ".preset", "expected \"odd:<index>\"");
+  const auto read_trials = [&](const json& list, const std::string& ptr_base, const std::string& field_base,
+                               const std::string& name_base) {
+    std::vector<Recipe> out;
+    std::size_t i = 0;
+    for (const json& t : list) {
+      const std::string ptr = ptr_base + "/" + std::to_string(i), field = field_base + "[" + std::to_string(i) + "]";
+      try {
+        Recipe r = t.get<Recipe>();
+        if (!t.contains("preset") && !t.contains("shape")) r.preset = s.shape_preset;
+        if (r.name.empty()) r.name = name_base + "-trial-" + std::to_string(i);
+        if (r.preset.rfind("odd:", 0) == 0) {
+          try {
+            (void)std::stoul(r.preset.substr(4));
+          } catch (const std::exception&) {
+            ck.fail(ptr + "/preset", field + ".preset", "expected \"odd:<index>\"");
+          }
         }
+        out.push_back(std::move(r));
+      } catch (const SpecError&) {
+        throw;
+      } catch (const std::exception& e) {
+        ck.fail(ptr, field, e.what());
       }
-      s.trials.push_back(std::move(r));
-    } catch (const SpecError&) {
-      throw;
-    } catch (const std::exception& e) {
-      ck.fail(ptr, field, e.what());
+      ++i;
     }
-    ++i;
+    return out;
+  };
+  s.trials = read_trials(j.at("trials"), "/trials", "trials", s.name);
+  if (per_task) {
+    for (const auto& [task, list] : j.at("task_trials").items()) {
+      const std::string ptr = "/task_trials/" + task, field = "task_trials." + task;
+      if (!list.is_array() || list.empty()) ck.fail(ptr, field, "must be a non-empty list of input recipes");
+      s.task_trials[task] = read_trials(list, ptr, field, s.name + "-" + task);
+    }
   }
   return s;
 }
@@ -169,11 +186,22 @@ std::vector<OracleSpec> load_specs(const fs::path& dir) {
 json spec_to_json(const OracleSpec& s) {
   json trials = json::array();
   for (const auto& t : s.trials) trials.push_back(t);
-  return {{"name", s.name}, {"description", s.description}, {"source", s.source},
+  json j = {{"name", s.name}, {"description", s.description}, {"source", s.source},
           {"shape_preset", s.shape_preset}, {"reference", precision_name(s.reference)},
           {"comparator", {{"kind", comparator_name(s.comparator.kind)}, {"rtol", s.comparator.rtol},
                           {"atol", s.comparator.atol}, {"equal_nan", s.comparator.equal_nan}}},
           {"trials", trials}};
+  if (!s.task_trials.empty()) {
+    json per_task = json::object();
+    for (const auto& [task, list] : s.task_trials) per_task[task] = list;
+    j["task_trials"] = per_task;
+  }
+  return j;
+}
+
+const std::vector<Recipe>& trials_for(const OracleSpec& spec, const std::string& task) {
+  const auto it = spec.task_trials.find(task);
+  return it == spec.task_trials.end() ? spec.trials : it->second;
 }
 
 CompareResult apply_comparator(const Comparator& c, const std::vector<at::Tensor>& out,

@@ -12,7 +12,10 @@
 //                                                 dtype (CI-style); fp32: the Model in float32
 //     "comparator": {"kind": "allclose" | "absolute" | "magnitude-scaled",
 //                    "rtol": r, "atol": a, "equal_nan": false},
-//     "trials": [recipe, ...]                     oracle/recipes.h JSON form; every trial must pass
+//     "trials": [recipe, ...],                    oracle/recipes.h JSON form; every trial must pass
+//     "task_trials": {"<task>": [recipe, ...]}    optional: a task's own trials, used instead of
+//                                                 "trials" for that task (suites from `kaudit
+//                                                 cover` hold only these; "trials" may then be [])
 //   }
 //
 // Comparators: allclose |out-ref| <= atol + rtol*|ref| (torch.allclose); absolute |out-ref| <= atol;
@@ -21,6 +24,7 @@
 #include <ATen/core/Tensor.h>
 
 #include <filesystem>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -48,6 +52,7 @@ struct OracleSpec {
   ReferencePrecision reference = ReferencePrecision::Fp32;
   Comparator comparator;
   std::vector<Recipe> trials;
+  std::map<std::string, std::vector<Recipe>> task_trials;
   std::filesystem::path file;  // where it was loaded from (empty for specs built in code)
 };
 
@@ -70,6 +75,9 @@ OracleSpec load_spec(const std::filesystem::path& file);
 // Every *.json in `dir`, sorted by name; the first bad file throws.
 std::vector<OracleSpec> load_specs(const std::filesystem::path& dir);
 nlohmann::json spec_to_json(const OracleSpec& spec);
+
+// The trials a spec runs on `task`: its task_trials entry when it has one, else its trials.
+const std::vector<Recipe>& trials_for(const OracleSpec& spec, const std::string& task);
 
 // The comparator applied to every output (a count mismatch fails).
 CompareResult apply_comparator(const Comparator& c, const std::vector<at::Tensor>& out,

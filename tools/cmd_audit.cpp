@@ -18,13 +18,16 @@ namespace {
 
 const char* kHelp =
     "usage: kaudit audit [--oracle SPEC]... [--corpus PATH] [--out DIR] [--json] [--kernel TASK/NAME]...\n"
-    "                    [--rule ID]... [--witness-tol T] [--timeout S] [--jobs N] [--cache DIR]\n\n"
+    "                    [--rule ID]... [--witness-tol T] [--timeout S] [--jobs N] [--cache DIR]\n"
+    "                    [--full-matrix]\n\n"
     "Measures correctness checkers (oracle specs) on the mutants of a corpus (default: the built-in\n"
     "one), on the CPU backend:\n"
     "  1. mutate: every rule at every site, compiled with NVRTC, deduplicated by image;\n"
-    "  2. pool: every oracle's trials plus the gate's recipes (signs, magnitudes, odd shapes);\n"
-    "  3. legality: an input is legal when every correct kernel of the task and the float32\n"
-    "     reference stay within the witness tolerance of the float64 reference;\n"
+    "  2. pool: every oracle's trials, the gate's recipes (signs, magnitudes, odd shapes) and\n"
+    "     structured patterns (constant rows, one-hot, alternating signs, exp overflow/underflow);\n"
+    "  3. legality: an input is legal when every correct kernel of the task, their neutral variants\n"
+    "     (rounding order, block size) and the float32 reference stay within the witness tolerance\n"
+    "     of the float64 reference;\n"
     "  4. witness: each distinct mutant runs on the legal inputs, cheap first (isolated workers); the\n"
     "     first on which it fails (wrong output, crash, timeout, out-of-bounds...) is its witness;\n"
     "  5. score: per oracle and family, the witnessed mutants it misses, and its false kills (correct\n"
@@ -39,6 +42,8 @@ const char* kHelp =
     "  --witness-tol T  allclose rtol = atol = T for witnesses and legality (default 1e-2)\n"
     "  --timeout S      per kernel run (default 2)         --jobs N    parallel workers (default: cores)\n"
     "  --cache DIR      cache (default $KAUDIT_CACHE or ~/.cache/kaudit)\n"
+    "  --full-matrix    run every mutant on every legal input (full kill-matrix rows, for set cover)\n"
+    "                   instead of stopping at the witness; completes cached rows\n"
     "Exit status: 0; 1 when something was skipped (listed); 2 on a usage error or a bad spec.\n";
 
 std::string pct(const audit::Tally& t) {
@@ -96,6 +101,16 @@ std::string markdown_table(const audit::AuditResult& r, const std::vector<oracle
     }
   os << "; " << r.mutants.size() << " audited on " << inputs << " pool inputs (" << legal << " legal) over "
      << r.pools.size() << " tasks.\n";
+  std::size_t kernels = 0, neutral = 0, dropped = 0;
+  for (const auto& p : r.pools)
+    for (const auto& m : p.correct_set) {
+      kernels += m.kind == "kernel";
+      neutral += m.kind == "neutral" && m.admitted;
+      dropped += m.kind == "neutral" && !m.admitted;
+    }
+  os << "Correct set (legality and false kills): " << kernels << " corpus kernels, " << neutral
+     << " neutral variants (" << dropped << " more failed the sanity inputs and were dropped: pools.json), "
+     << "the float32 reference of each task.\n";
   return os.str();
 }
 
@@ -160,6 +175,7 @@ int audit_command(const std::vector<std::string>& args) {
       else if (a == "--timeout") options.timeout_seconds = std::stod(value("--timeout"));
       else if (a == "--jobs") options.jobs = static_cast<unsigned>(std::stoul(value("--jobs")));
       else if (a == "--cache") options.cache_dir = value("--cache");
+      else if (a == "--full-matrix") options.full_matrix = true;
       else throw std::invalid_argument("unknown argument " + a);
     }
     oracles = resolve_oracles(oracle_names);  // a bad spec stops here, before any work
@@ -220,7 +236,10 @@ int audit_command(const std::vector<std::string>& args) {
       for (const auto& in : p.inputs)
         inputs.push_back({{"recipe", in.recipe}, {"used_by", in.used_by}, {"elements", in.elements},
                           {"usable", in.usable}, {"legal", in.legal}, {"note", in.note}});
-      pools.push_back({{"task", p.task}, {"inputs", inputs}});
+      nlohmann::json members = nlohmann::json::array();
+      for (const auto& m : p.correct_set)
+        members.push_back({{"id", m.id}, {"kind", m.kind}, {"admitted", m.admitted}, {"note", m.note}});
+      pools.push_back({{"task", p.task}, {"inputs", inputs}, {"correct_set", members}});
     }
     write_file_atomically(out_dir / "pools.json", pools.dump(1) + "\n");
   } catch (const std::exception& e) {

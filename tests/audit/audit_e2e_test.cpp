@@ -6,10 +6,12 @@
 //    kernelbench-v0.1 misses it; KernelBench-Verified's x(-1) trial catches it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 #include "common/process.h"
@@ -72,7 +74,33 @@ TEST(AuditCommand, TwoKernelSliceWithKnownOutcomes) {
   EXPECT_EQ(summary["pipeline"]["generated"], 5);
   EXPECT_EQ(summary["witnessed"], 3);
   EXPECT_TRUE(std::filesystem::exists(out / "report.md"));
-  EXPECT_TRUE(std::filesystem::exists(out / "pools.json"));
+
+  // pools.json: the structured patterns are in every pool; the correct set holds the kernels,
+  // the float32 reference and neutral variants (admitted or dropped with a reason).
+  std::ifstream pools_in(out / "pools.json");
+  const auto pools = nlohmann::json::parse(pools_in);
+  ASSERT_EQ(pools.size(), 2u);
+  for (const auto& p : pools) {
+    std::set<std::string> users;
+    for (const auto& in : p["inputs"])
+      for (const auto& u : in["used_by"]) users.insert(u.get<std::string>());
+    for (const char* pattern : {"pattern/pattern-constant-rows", "pattern/pattern-one-hot", "pattern/pattern-alternating",
+                                "pattern/pattern-exp-overflow", "pattern/pattern-exp-underflow"})
+      EXPECT_TRUE(users.count(pattern)) << p["task"] << " " << pattern;
+    int kernels = 0, references = 0, neutral = 0;
+    for (const auto& m : p["correct_set"]) {
+      kernels += m["kind"] == "kernel";
+      references += m["kind"] == "reference";
+      if (m["kind"] == "neutral") {
+        ++neutral;
+        EXPECT_NE(m["id"].get<std::string>().find("~neutral-"), std::string::npos) << m;
+        if (!m["admitted"].get<bool>()) EXPECT_FALSE(m["note"].get<std::string>().empty()) << m;
+      }
+    }
+    EXPECT_EQ(kernels, 1) << p["task"];
+    EXPECT_EQ(references, 1) << p["task"];
+    EXPECT_GE(neutral, 1) << p["task"];  // both kernels launch with `const int threads = 256`
+  }
 
   // A re-run reuses the cached results and reports the same numbers.
   const auto again = kaudit::run_process(args, 600);
@@ -83,6 +111,34 @@ TEST(AuditCommand, TwoKernelSliceWithKnownOutcomes) {
     s->erase("runs");
   }
   EXPECT_EQ(s1, s2);
+
+  // Full kill-matrix rows complete the cached early-stopped rows: every legal input has an
+  // outcome, and the witnesses and oracle verdicts stay what they were.
+  auto full_args = args;
+  full_args.push_back("--full-matrix");
+  const auto full = kaudit::run_process(full_args, 1200);
+  ASSERT_EQ(full.exit_code, 0) << full.err;
+  auto s3 = nlohmann::json::parse(full.out);
+  s3.erase("seconds");
+  s3.erase("runs");
+  EXPECT_EQ(s1, s3);
+  const auto full_matrix = read_jsonl(out / "kill-matrix.jsonl");
+  ASSERT_EQ(full_matrix.size(), matrix.size());
+  for (std::size_t i = 0; i < matrix.size(); ++i) {
+    EXPECT_EQ(full_matrix[i]["id"], matrix[i]["id"]);
+    EXPECT_EQ(full_matrix[i].value("witness", -1), matrix[i].value("witness", -1));
+    const std::string kernel = full_matrix[i]["kernel"];
+    const auto task_pool = *std::find_if(pools.begin(), pools.end(), [&](const nlohmann::json& p) {
+      return kernel.rfind(p["task"].get<std::string>() + "/", 0) == 0;
+    });
+    ASSERT_EQ(full_matrix[i]["outcomes"].size(), task_pool["inputs"].size());
+    for (std::size_t p = 0; p < task_pool["inputs"].size(); ++p) {
+      if (!task_pool["inputs"][p]["legal"].get<bool>()) continue;
+      EXPECT_NE(full_matrix[i]["outcomes"][p], "not-run") << full_matrix[i]["id"] << " input " << p;
+      // A cell the early-stopped row had keeps its outcome.
+      if (matrix[i]["outcomes"][p] != "not-run") EXPECT_EQ(full_matrix[i]["outcomes"][p], matrix[i]["outcomes"][p]);
+    }
+  }
 }
 
 TEST(AuditCommand, BadSpecStopsBeforeAnyWork) {

@@ -260,3 +260,70 @@ TEST(Recipes, JsonRoundTrip) {
   EXPECT_EQ(defaults.preset, "small");
   EXPECT_EQ(defaults.distribution, Distribution::Normal);
 }
+
+TEST(Recipes, StructuredPatternsFollowTheirDefinitions) {
+  const auto& t = task("relu");  // x: [B, D] = [4, 33] on the small preset
+  const auto dims = corpus::resolve(t, "small");
+  const std::size_t rows = 4, cols = 33;
+
+  // Constant rows: every element of row r is normal(seed, 0, r).
+  auto c = oracle::make_values(t, recipe(Distribution::ConstantRows, 11), 0, dims);
+  ASSERT_EQ(c.size(), rows * cols);
+  std::set<double> row_values;
+  for (std::size_t r = 0; r < rows; ++r) {
+    for (std::size_t j = 0; j < cols; ++j) ASSERT_EQ(c[r * cols + j], oracle::rng::normal(11, 0, r));
+    row_values.insert(c[r * cols]);
+  }
+  EXPECT_EQ(row_values.size(), rows);  // rows differ from each other
+
+  // One-hot: exactly one 1 per row, at floor(u(r) * D), zeros elsewhere.
+  auto h = oracle::make_values(t, recipe(Distribution::OneHot, 12), 0, dims);
+  for (std::size_t r = 0; r < rows; ++r) {
+    const auto hot = static_cast<std::size_t>(oracle::rng::uniform01(12, 0, r) * cols);
+    for (std::size_t j = 0; j < cols; ++j) ASSERT_EQ(h[r * cols + j], j == hot ? 1.0 : 0.0) << r << "," << j;
+  }
+
+  // Alternating: signs alternate along the flat index, magnitudes in [0.5, 1.5).
+  auto a = oracle::make_values(t, recipe(Distribution::Alternating, 13), 0, dims);
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    ASSERT_EQ(a[k] > 0, k % 2 == 0) << k;
+    ASSERT_GE(std::fabs(a[k]), 0.5);
+    ASSERT_LT(std::fabs(a[k]), 1.5);
+  }
+
+  // Exp overflow: every value overflows expf (above log(FLT_MAX) = 88.72), and stays finite
+  // after the float32 cast; scaled by 1.2 and negated (the pattern-exp-underflow recipe), every
+  // exp underflows to exactly zero.
+  auto x = oracle::make_inputs(t, recipe(Distribution::ExpOverflow, 14))[0];
+  EXPECT_GT(x.min().item<float>(), 88.8f);
+  EXPECT_LT(x.max().item<float>(), 99.0f);
+  EXPECT_TRUE(at::isinf(at::exp(x)).all().item<bool>());
+  Recipe under = recipe(Distribution::ExpOverflow, 14);
+  under.scale = 1.2;
+  under.negate = true;
+  EXPECT_TRUE((at::exp(oracle::make_inputs(t, under)[0]) == 0).all().item<bool>());
+}
+
+TEST(Recipes, PatternRecipesAreNamedSeededAndParse) {
+  const auto patterns = oracle::pattern_recipes();
+  std::set<std::string> names;
+  std::set<uint64_t> seeds;
+  for (const auto& r : patterns) {
+    names.insert(r.name);
+    seeds.insert(r.seed);
+    nlohmann::json j = r;
+    Recipe back;
+    oracle::from_json(j, back);
+    EXPECT_EQ(nlohmann::json(back), j);  // the JSON form names the distribution and round-trips
+  }
+  EXPECT_EQ(names.size(), patterns.size());
+  EXPECT_EQ(seeds.size(), patterns.size());
+  for (const char* n : {"pattern-constant-rows", "pattern-one-hot", "pattern-alternating",
+                        "pattern-exp-overflow", "pattern-exp-underflow"})
+    EXPECT_TRUE(names.count(n)) << n;
+  const auto& t = task("relu");
+  for (const auto& r : patterns)
+    if (r.name == "pattern-exp-underflow")
+      EXPECT_TRUE((at::exp(oracle::make_inputs(t, r)[0]) == 0).all().item<bool>());
+  EXPECT_EQ(oracle::parse_distribution("one_hot"), Distribution::OneHot);
+}

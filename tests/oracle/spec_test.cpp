@@ -125,3 +125,26 @@ TEST(Comparators, Fp64ReferenceIsCastToTheOutputDtype) {
 }
 
 }  // namespace
+
+TEST(OracleSpecs, PerTaskTrialsReplaceTheSharedOnesForTheirTask) {
+  auto s = parse_spec(std::string(kHead) +
+                          "  \"comparator\": {\"kind\": \"allclose\", \"rtol\": 0.01, \"atol\": 0.01},\n"
+                          "  \"trials\": [],\n"
+                          "  \"task_trials\": {\"softmax\": [{\"name\": \"big\", \"distribution\": \"exp_overflow\", "
+                          "\"seed\": 3}], \"relu\": [{}, {\"negate\": true}]}\n}",
+                      "suite.json");
+  EXPECT_EQ(kaudit::oracle::trials_for(s, "softmax").size(), 1u);
+  EXPECT_EQ(kaudit::oracle::trials_for(s, "softmax")[0].name, "big");
+  EXPECT_EQ(kaudit::oracle::trials_for(s, "relu").size(), 2u);
+  EXPECT_EQ(kaudit::oracle::trials_for(s, "relu")[1].name, "x-relu-trial-1");
+  EXPECT_TRUE(kaudit::oracle::trials_for(s, "matmul").empty());  // a task the suite does not know
+  // The JSON form round-trips.
+  const auto again = parse_spec(kaudit::oracle::spec_to_json(s).dump(), "again.json");
+  EXPECT_EQ(kaudit::oracle::spec_to_json(again), kaudit::oracle::spec_to_json(s));
+  // A per-task list must hold recipes; errors name the task.
+  expect_error(std::string(kHead) + "  \"comparator\": {\"kind\": \"allclose\", \"rtol\": 0.1},\n  \"trials\": [],\n"
+               "  \"task_trials\": {\"relu\": []}\n}", 6, "task_trials.relu", "non-empty");
+  expect_error(std::string(kHead) + "  \"comparator\": {\"kind\": \"allclose\", \"rtol\": 0.1},\n  \"trials\": [],\n"
+               "  \"task_trials\": {\"relu\": [{\"distribution\": \"gauss\"}]}\n}", 6, "task_trials.relu[0]",
+               "unknown distribution");
+}
