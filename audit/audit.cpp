@@ -43,7 +43,7 @@ const char* outcome_name(Outcome o) {
 namespace {
 
 // Bump when the meaning of cached audit results changes.
-constexpr const char* kCacheVersion = "kaudit-audit-v2";
+constexpr const char* kCacheVersion = "kaudit-audit-v3";
 
 Outcome outcome_of(runtime::Status s) {
   switch (s) {
@@ -71,19 +71,6 @@ struct Prepared {
   oracle::Reference reference;
   std::vector<at::Tensor> ref64, ref32;
 };
-
-// Which oracle trials read pool input p: (oracle index, trial name).
-using TrialsAt = std::vector<std::vector<std::pair<std::size_t, std::string>>>;
-
-TrialsAt trials_at(const std::vector<PoolInput>& pool, const std::vector<oracle::OracleSpec>& oracles,
-                   const std::string& task) {
-  TrialsAt at(pool.size());
-  std::map<std::string, std::size_t> index;
-  for (std::size_t p = 0; p < pool.size(); ++p) index[pool[p].key] = p;
-  for (std::size_t o = 0; o < oracles.size(); ++o)
-    for (const auto& t : oracle::trials_for(oracles[o], task)) at[index.at(recipe_key(t))].emplace_back(o, t.name);
-  return at;
-}
 
 const std::vector<at::Tensor>& oracle_reference(const oracle::OracleSpec& o, const Prepared& p) {
   return o.reference == oracle::ReferencePrecision::Fp64 ? p.ref64 : p.ref32;
@@ -162,14 +149,14 @@ void cache_write(const fs::path& dir, const std::string& key, const json& j) {
   fs::rename(tmp, dir / (key + ".json"), ec);
 }
 
-// What every cached result depends on besides the kernel: pool, comparators, limits.
+// What every cached result depends on besides the kernel: the pool, the witness comparator, the
+// limits and the CPU toolchain. Not the oracles: verdicts and false kills are cached per oracle.
 std::string context_digest(const std::vector<PoolInput>& pool, const AuditOptions& o, const cpu::CpuCompiler& cpu) {
   kaudit::Sha256 h;
   const auto field = [&](const std::string& s) { h.update(std::to_string(s.size()) + ":" + s + "\n"); };
   field(kCacheVersion);
   for (const auto& p : pool) field(p.key);
   field(json{{"kind", oracle::comparator_name(o.witness.kind)}, {"rtol", o.witness.rtol}, {"atol", o.witness.atol}}.dump());
-  for (const auto& spec : o.oracles) field(oracle::spec_to_json(spec).dump());
   field(std::to_string(o.timeout_seconds));
   field(cpu.identity());  // a different CPU prelude or compiler may change outcomes
   return h.hex_digest();
@@ -330,8 +317,11 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
       if (k->task == task.name) members.push_back(k);
     if (members.empty()) continue;
 
-    // 2. Pool, made concrete.
-    TaskPool tp{task.name, candidate_pool(task, options.oracles)};
+    // 2. Pool, made concrete. The pool specs come first, so scoring fewer or other oracles
+    // leaves the pool (and every witness) of the default audit unchanged.
+    std::vector<oracle::OracleSpec> pool_specs = options.pool_specs;
+    pool_specs.insert(pool_specs.end(), options.oracles.begin(), options.oracles.end());
+    TaskPool tp{task.name, candidate_pool(task, pool_specs), {}};
     auto& pool = tp.inputs;
     std::vector<Prepared> prepared(pool.size());
     for (std::size_t p = 0; p < pool.size(); ++p) {
@@ -348,87 +338,76 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
         pool[p].note = std::string("reference or inputs failed: ") + e.what();
       }
     }
-    const TrialsAt trials = trials_at(pool, options.oracles, task.name);
-    std::vector<std::vector<std::size_t>> oracle_trials(options.oracles.size());
-    for (std::size_t p = 0; p < pool.size(); ++p)
-      for (const auto& [o, trial] : trials[p]) oracle_trials[o].push_back(p);
-    for (std::size_t o = 0; o < options.oracles.size(); ++o) {  // back to the spec's trial order
-      std::vector<std::size_t> ordered;
-      for (const auto& t : oracle::trials_for(options.oracles[o], task.name))
-        for (std::size_t p : oracle_trials[o])
-          if (pool[p].key == recipe_key(t) && std::find(ordered.begin(), ordered.end(), p) == ordered.end())
-            ordered.push_back(p);
-      oracle_trials[o] = ordered;
+    // Per oracle: the pool inputs of its trials, in the spec's trial order, with the trial names.
+    std::vector<std::vector<std::pair<std::size_t, std::string>>> oracle_trials(options.oracles.size());
+    {
+      std::map<std::string, std::size_t> index;
+      for (std::size_t p = 0; p < pool.size(); ++p) index.emplace(pool[p].key, p);
+      for (std::size_t o = 0; o < options.oracles.size(); ++o)
+        for (const auto& t : oracle::trials_for(options.oracles[o], task.name)) {
+          const std::size_t p = index.at(recipe_key(t));
+          auto& list = oracle_trials[o];
+          if (std::none_of(list.begin(), list.end(), [&](const auto& e) { return e.first == p; }))
+            list.emplace_back(p, t.name);
+        }
     }
     const std::string context = context_digest(pool, options, cpu_compiler);
+    std::vector<std::string> infra_failures;  // runs that could not happen: reported, not cached
+    const auto note_infra = [&](const runtime::RunResult& r, const std::string& what) {
+      if (!infrastructure_failure(r)) return;
+      std::lock_guard lock(mu);
+      infra_failures.push_back(what + ": " + r.message);
+    };
 
-    // 3. Legality and false kills: the correct set on every usable input.
+    // 3. Legality: the correct set on every usable input.
     std::vector<Member> correct = correct_set_of(members, say);
     std::vector<std::string> member_parts = {"legality", task.name};
     for (const auto& m : correct) member_parts.push_back(m.id + "\n" + m.source);
     const std::string legality_key = cache_key(context, member_parts);
-    std::vector<FalseKill> task_false_kills;
-    std::vector<std::string> infra_failures;  // runs that could not happen: reported, not cached
     tp.correct_set.push_back({"reference-fp32", "reference", true, ""});
+    std::vector<cpu::CpuBuild> member_builds;
+    const auto build_members = [&] {
+      if (!member_builds.empty()) return;
+      member_builds.resize(correct.size());
+      work_queue(correct.size(), jobs_of(options), [&](const auto& next) {
+        for (std::size_t m = 0; next(m);)
+          member_builds[m] = cpu_compiler.build(correct[m].source, correct[m].kernel->cu_path.string(), correct[m].kernel->entry);
+      });
+    };
     if (auto cached = cache_read(audit_cache, legality_key)) {
       for (std::size_t p = 0; p < pool.size(); ++p) {
         pool[p].legal = (*cached)["legal"][p].get<bool>();
         pool[p].note = (*cached)["note"][p].get<std::string>();
       }
-      for (const auto& f : (*cached)["false_kills"])
-        task_false_kills.push_back({f["oracle"], f["member"], task.name, f["trial"], f["detail"]});
-      for (const auto& m : (*cached)["correct_set"])
-        tp.correct_set.push_back({m["id"], m["kind"], m["admitted"], m["note"]});
+      for (const auto& m : (*cached)["correct_set"]) tp.correct_set.push_back({m["id"], m["kind"], m["admitted"], m["note"]});
     } else {
       say("legality: " + task.name + " (" + std::to_string(correct.size()) + " correct kernels and neutral variants x " +
           std::to_string(pool.size()) + " inputs)");
-      std::vector<cpu::CpuBuild> builds(correct.size());
-      work_queue(correct.size(), jobs_of(options), [&](const auto& next) {
-        for (std::size_t m = 0; next(m);)
-          builds[m] = cpu_compiler.build(correct[m].source, correct[m].kernel->cu_path.string(), correct[m].kernel->entry);
-      });
-      // Per (member, input): why the member fails the witness tolerance (empty: it passes), and
-      // the oracle trials that reject it.
+      build_members();
+      // Per (member, input): why the member fails the witness tolerance (empty: it passes).
       std::vector<std::string> why(correct.size() * pool.size());
-      std::vector<std::vector<FalseKill>> fks(correct.size() * pool.size());
-      for (std::size_t p = 0; p < pool.size(); ++p) pool[p].legal = pool[p].usable;
       std::vector<std::string> illegal(pool.size());
-      // The float32 reference is a member too.
       for (std::size_t p = 0; p < pool.size(); ++p) {
+        pool[p].legal = pool[p].usable;
         if (!pool[p].usable) continue;
         const auto c = oracle::apply_comparator(options.witness, prepared[p].ref32, prepared[p].ref64);
-        if (!c.ok) illegal[p] = "reference-fp32: " + c.to_string();
-        for (const auto& [o, trial] : trials[p]) {
-          const auto oc = oracle::apply_comparator(options.oracles[o].comparator, prepared[p].ref32,
-                                                   oracle_reference(options.oracles[o], prepared[p]));
-          if (!oc.ok) task_false_kills.push_back({options.oracles[o].name, "reference-fp32", task.name, trial, oc.to_string()});
-        }
+        if (!c.ok) illegal[p] = "reference-fp32: " + c.to_string();  // the float32 reference is a member too
       }
       parallel_runs(correct.size() * pool.size(), options, [&](runtime::IsolatedRunner& runner, std::size_t i) {
         const std::size_t m = i / pool.size(), p = i % pool.size();
         const Member& member = correct[m];
         if (!pool[p].usable) return;
-        std::string& w = why[i];
-        if (!builds[m].ok) {
-          w = member.id + " does not build: " + builds[m].diagnostics.substr(0, 200);
+        if (!member_builds[m].ok) {
+          why[i] = member.id + " does not build: " + member_builds[m].diagnostics.substr(0, 200);
+          return;
+        }
+        const auto r = run_one(runner, task, *member.kernel, member_builds[m].library, 0, prepared[p]);
+        note_infra(r, task.name + " legality, " + member.id);
+        if (r.status != runtime::Status::Ok) {
+          why[i] = member.id + ": " + runtime::to_string(r.status) + " " + r.message.substr(0, 200);
         } else {
-          const auto r = run_one(runner, task, *member.kernel, builds[m].library, 0, prepared[p]);
-          if (infrastructure_failure(r)) {
-            std::lock_guard lock(mu);
-            infra_failures.push_back(task.name + " legality, " + member.id + ": " + r.message);
-          }
-          if (r.status != runtime::Status::Ok) {
-            w = member.id + ": " + runtime::to_string(r.status) + " " + r.message.substr(0, 200);
-            for (const auto& [o, trial] : trials[p]) fks[i].push_back({options.oracles[o].name, member.id, task.name, trial, w});
-          } else {
-            const auto c = oracle::apply_comparator(options.witness, r.outputs, prepared[p].ref64);
-            if (!c.ok) w = member.id + ": " + c.to_string();
-            for (const auto& [o, trial] : trials[p]) {
-              const auto oc = oracle::apply_comparator(options.oracles[o].comparator, r.outputs,
-                                                       oracle_reference(options.oracles[o], prepared[p]));
-              if (!oc.ok) fks[i].push_back({options.oracles[o].name, member.id, task.name, trial, oc.to_string()});
-            }
-          }
+          const auto c = oracle::apply_comparator(options.witness, r.outputs, prepared[p].ref64);
+          if (!c.ok) why[i] = member.id + ": " + c.to_string();
         }
         std::lock_guard lock(mu);
         ++out.runs;
@@ -437,23 +416,19 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
       for (std::size_t m = 0; m < correct.size(); ++m) {
         CorrectMember cm{correct[m].id, correct[m].neutral ? "neutral" : "kernel", true, ""};
         if (correct[m].neutral) {
+          if (!member_builds[m].ok) {
+            cm.admitted = false;
+            cm.note = "does not build: " + member_builds[m].diagnostics.substr(0, 200);
+          }
           for (std::size_t p = 0; p < pool.size() && cm.admitted; ++p) {
             if (!is_sanity_input(pool[p]) || why[m * pool.size() + p].empty()) continue;
             cm.admitted = false;
             cm.note = "fails the sanity input " + pool[p].recipe.name + ": " + why[m * pool.size() + p];
           }
-          if (!builds[m].ok) {
-            cm.admitted = false;
-            cm.note = "does not build: " + builds[m].diagnostics.substr(0, 200);
-          }
         }
-        if (cm.admitted) {
-          for (std::size_t p = 0; p < pool.size(); ++p) {
-            const std::size_t i = m * pool.size() + p;
-            if (!why[i].empty() && illegal[p].empty()) illegal[p] = why[i];
-            task_false_kills.insert(task_false_kills.end(), fks[i].begin(), fks[i].end());
-          }
-        }
+        if (cm.admitted)
+          for (std::size_t p = 0; p < pool.size(); ++p)
+            if (!why[m * pool.size() + p].empty() && illegal[p].empty()) illegal[p] = why[m * pool.size() + p];
         tp.correct_set.push_back(std::move(cm));
       }
       for (std::size_t p = 0; p < pool.size(); ++p) {
@@ -462,47 +437,113 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
           pool[p].note = illegal[p];
         }
       }
-      // Deterministic order regardless of which worker finished first.
-      std::sort(task_false_kills.begin(), task_false_kills.end(), [](const FalseKill& a, const FalseKill& b) {
-        return std::tie(a.oracle, a.member, a.trial) < std::tie(b.oracle, b.member, b.trial);
-      });
-      json c = {{"legal", json::array()}, {"note", json::array()}, {"false_kills", json::array()}, {"correct_set", json::array()}};
+      json c = {{"legal", json::array()}, {"note", json::array()}, {"correct_set", json::array()}};
       for (const auto& in : pool) {
         c["legal"].push_back(in.legal);
         c["note"].push_back(in.note);
       }
-      for (const auto& f : task_false_kills)
-        c["false_kills"].push_back({{"oracle", f.oracle}, {"member", f.member}, {"trial", f.trial}, {"detail", f.detail}});
       for (std::size_t m = 1; m < tp.correct_set.size(); ++m) {
         const auto& cm = tp.correct_set[m];
         c["correct_set"].push_back({{"id", cm.id}, {"kind", cm.kind}, {"admitted", cm.admitted}, {"note", cm.note}});
       }
       if (infra_failures.empty()) cache_write(audit_cache, legality_key, c);
     }
-    out.false_kills.insert(out.false_kills.end(), task_false_kills.begin(), task_false_kills.end());
 
-    // 4-5. Kill matrix and oracle verdicts, kernel by kernel. Kernels without cached results are
-    // built first, in parallel (schemata, then the standalone builds).
-    const auto kernel_key = [&](const corpus::Kernel& kernel) {
-      std::vector<std::string> parts = {"kernel", kernel.source};
-      for (const auto& in : pool) parts.push_back(in.legal ? "L" : "-");
+    // False kills, per oracle: the admitted members (and the float32 reference) on its trials,
+    // under its own comparator. Cached per oracle, so scoring another oracle costs only its runs.
+    std::vector<const Member*> admitted;
+    for (std::size_t m = 0; m < correct.size(); ++m)
+      if (tp.correct_set[m + 1].admitted) admitted.push_back(&correct[m]);
+    for (std::size_t o = 0; o < options.oracles.size(); ++o) {
+      const oracle::OracleSpec& spec = options.oracles[o];
+      std::vector<std::string> parts = member_parts;
+      parts.push_back("false-kills");
+      parts.push_back(oracle::spec_to_json(spec).dump());
+      for (const auto& cm : tp.correct_set) parts.push_back(cm.id + (cm.admitted ? "+" : "-"));
+      const std::string key = cache_key(context, parts);
+      std::vector<FalseKill> fks;
+      if (auto cached = cache_read(audit_cache, key)) {
+        for (const auto& f : (*cached)["false_kills"]) fks.push_back({spec.name, f["member"], task.name, f["trial"], f["detail"]});
+      } else {
+        const auto& trials = oracle_trials[o];
+        for (const auto& [p, trial] : trials) {
+          if (!pool[p].usable) continue;
+          const auto c = oracle::apply_comparator(spec.comparator, prepared[p].ref32, oracle_reference(spec, prepared[p]));
+          if (!c.ok) fks.push_back({spec.name, "reference-fp32", task.name, trial, c.to_string()});
+        }
+        if (!admitted.empty() && !trials.empty()) {
+          build_members();
+          parallel_runs(admitted.size() * trials.size(), options, [&](runtime::IsolatedRunner& runner, std::size_t i) {
+            const Member& member = *admitted[i / trials.size()];
+            const auto& [p, trial] = trials[i % trials.size()];
+            if (!pool[p].usable) return;
+            const auto& build = member_builds[static_cast<std::size_t>(&member - correct.data())];
+            std::string why;
+            if (!build.ok) {
+              why = "does not build";
+            } else {
+              const auto r = run_one(runner, task, *member.kernel, build.library, 0, prepared[p]);
+              note_infra(r, task.name + " false kills of " + spec.name + ", " + member.id);
+              if (r.status != runtime::Status::Ok) {
+                why = std::string(runtime::to_string(r.status)) + " " + r.message.substr(0, 200);
+              } else {
+                const auto c = oracle::apply_comparator(spec.comparator, r.outputs, oracle_reference(spec, prepared[p]));
+                if (!c.ok) why = c.to_string();
+              }
+            }
+            std::lock_guard lock(mu);
+            ++out.runs;
+            if (!why.empty()) fks.push_back({spec.name, member.id, task.name, trial, why});
+          });
+        }
+        // Deterministic order regardless of which worker finished first.
+        std::sort(fks.begin(), fks.end(), [](const FalseKill& a, const FalseKill& b) {
+          return std::tie(a.member, a.trial) < std::tie(b.member, b.trial);
+        });
+        json c = {{"false_kills", json::array()}};
+        for (const auto& f : fks) c["false_kills"].push_back({{"member", f.member}, {"trial", f.trial}, {"detail", f.detail}});
+        if (infra_failures.empty()) cache_write(audit_cache, key, c);
+      }
+      out.false_kills.insert(out.false_kills.end(), fks.begin(), fks.end());
+    }
+
+    // 4-5. Kill-matrix rows and oracle verdicts, kernel by kernel, each cached on its own: rows
+    // per kernel (the witness search; full rows on request), verdicts per kernel and oracle. A
+    // kernel with anything missing is built (schemata, then standalone builds) and run for what
+    // is missing only.
+    std::string legal_flags;
+    for (const auto& in : pool) legal_flags += in.legal ? 'L' : '-';
+    const auto kernel_parts = [&](const corpus::Kernel& kernel, const char* what) {
+      std::vector<std::string> parts = {what, kernel.source, legal_flags};
       for (const auto* r : by_kernel[kernel.id()]) parts.push_back(r->mutant.id);
+      return parts;
+    };
+    const auto rows_key = [&](const corpus::Kernel& k) { return cache_key(context, kernel_parts(k, "rows")); };
+    const auto verdicts_key = [&](const corpus::Kernel& k, const oracle::OracleSpec& spec) {
+      auto parts = kernel_parts(k, "verdicts");
+      parts.push_back(oracle::spec_to_json(spec).dump());
       return cache_key(context, parts);
     };
-    // A kernel needs runs when nothing is cached for it, or when full rows are asked for and the
-    // cached rows stopped early (the cached cells are kept; only the missing ones run).
-    std::map<std::string, std::optional<json>> cached_rows;
-    const auto needs_runs = [&](const corpus::Kernel& kernel) {
-      const auto& c = cached_rows[kernel.id()];
-      return !c || (options.full_matrix && !c->value("full", false));
+    struct KernelCache {
+      std::optional<json> rows;
+      std::vector<std::optional<json>> verdicts;  // per oracle
+      bool rows_needed = false;
+      bool verdicts_needed = false;
     };
+    std::map<std::string, KernelCache> kernel_cache;
     std::map<std::string, KernelBuild> builds;
     {
       std::vector<const corpus::Kernel*> to_build;
       for (const auto* kernel : members) {
         if (by_kernel[kernel->id()].empty()) continue;
-        cached_rows[kernel->id()] = cache_read(audit_cache, kernel_key(*kernel));
-        if (needs_runs(*kernel)) to_build.push_back(kernel);
+        KernelCache& kc = kernel_cache[kernel->id()];
+        kc.rows = cache_read(audit_cache, rows_key(*kernel));
+        kc.rows_needed = !kc.rows || (options.full_matrix && !kc.rows->value("full", false));
+        for (const auto& spec : options.oracles) {
+          kc.verdicts.push_back(cache_read(audit_cache, verdicts_key(*kernel, spec)));
+          kc.verdicts_needed |= !kc.verdicts.back().has_value();
+        }
+        if (kc.rows_needed || kc.verdicts_needed) to_build.push_back(kernel);
       }
       if (!to_build.empty()) say("build: " + std::to_string(to_build.size()) + " kernel(s) of " + task.name + " for the CPU backend");
       for (const auto* k : to_build) builds[k->id()];
@@ -514,6 +555,7 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
     for (const auto* kernel : members) {
       const auto& records = by_kernel[kernel->id()];
       if (records.empty()) continue;
+      KernelCache& kc = kernel_cache[kernel->id()];
       std::vector<MutantAudit> audits(records.size());
       for (std::size_t i = 0; i < records.size(); ++i) {
         const auto& m = records[i]->mutant;
@@ -525,48 +567,42 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
         a.original = m.site.original;
         a.replacement = m.site.replacement;
         a.row.assign(pool.size(), Outcome::NotRun);
-      }
-      const std::string key = kernel_key(*kernel);
-      const std::optional<json>& cached = cached_rows[kernel->id()];
-      if (cached) {
-        for (std::size_t i = 0; i < audits.size(); ++i) {
-          const json& c = (*cached)["mutants"][i];
-          audits[i].ran = c["ran"];
-          audits[i].note = c["note"];
+        if (kc.rows) {
+          const json& c = (*kc.rows)["mutants"][i];
+          a.ran = c["ran"];
+          a.note = c["note"];
           const std::string row = c["row"];
-          for (std::size_t p = 0; p < pool.size() && p < row.size(); ++p) audits[i].row[p] = Outcome(row[p] - 'a');
-          for (auto& [o, v] : c["killed_by"].items()) audits[i].scored.killed_by[o] = v;
+          for (std::size_t p = 0; p < pool.size() && p < row.size(); ++p) a.row[p] = Outcome(row[p] - 'a');
         }
+        for (std::size_t o = 0; o < options.oracles.size(); ++o)
+          if (kc.verdicts[o]) a.scored.killed_by[options.oracles[o].name] = (*kc.verdicts[o])["killed"][i].get<bool>();
       }
-      if (!needs_runs(*kernel)) {
+      if (!kc.rows_needed && !kc.verdicts_needed) {
         ++out.cached_kernels;
       } else {
-        say("audit: " + kernel->id() + " (" + std::to_string(records.size()) + " mutants x " +
-            std::to_string(pool.size()) + " inputs" + (cached ? ", completing the cached rows" : "") + ")");
+        std::vector<std::size_t> missing;  // oracles without cached verdicts
+        for (std::size_t o = 0; o < options.oracles.size(); ++o)
+          if (!kc.verdicts[o]) missing.push_back(o);
+        say("audit: " + kernel->id() + " (" + std::to_string(records.size()) + " mutants x " + std::to_string(pool.size()) +
+            " inputs" + (kc.rows_needed ? (kc.rows ? ", completing the cached rows" : "") : ", rows cached") +
+            (missing.size() < options.oracles.size() ? ", verdicts of " + std::to_string(missing.size()) + " oracle(s)" : "") + ")");
         const KernelBuild& built = builds.at(kernel->id());
-        const auto& library = built.library;
-        const auto& switch_value = built.switch_value;
         for (std::size_t i = 0; i < records.size(); ++i)
-          if (library[i].empty()) audits[i].note = built.failure[i];
-        const bool verdicts_cached = cached.has_value();
+          if (built.library[i].empty()) audits[i].note = built.failure[i];
         parallel_runs(records.size(), options, [&](runtime::IsolatedRunner& runner, std::size_t i) {
           MutantAudit& a = audits[i];
-          if (library[i].empty()) return;
+          if (built.library[i].empty()) return;
           a.ran = true;
           // Runs are made on demand and shared between the witness search and the oracles.
           std::vector<std::optional<runtime::RunResult>> result(pool.size());
           int timeouts = static_cast<int>(std::count(a.row.begin(), a.row.end(), Outcome::Timeout));
           std::size_t runs = 0;
-          const auto outcome_at = [&](std::size_t p) -> Outcome {
-            if (a.row[p] != Outcome::NotRun) return a.row[p];
+          const auto run_at = [&](std::size_t p) -> Outcome {
             Outcome o = Outcome::Timeout;  // after two timeouts, assumed (see AuditOptions)
             if (timeouts < 2) {
-              result[p] = run_one(runner, task, *kernel, library[i], switch_value[i], prepared[p]);
+              result[p] = run_one(runner, task, *kernel, built.library[i], built.switch_value[i], prepared[p]);
               ++runs;
-              if (infrastructure_failure(*result[p])) {
-                std::lock_guard lock(mu);
-                infra_failures.push_back(kernel->id() + " mutant " + a.scored.id + ": " + result[p]->message);
-              }
+              note_infra(*result[p], kernel->id() + " mutant " + a.scored.id);
               o = outcome_of(result[p]->status);
               if (o == Outcome::Timeout) ++timeouts;
               if (o == Outcome::Pass && !oracle::apply_comparator(options.witness, result[p]->outputs, prepared[p].ref64).ok)
@@ -574,38 +610,49 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
             }
             return a.row[p] = o;
           };
+          const auto outcome_at = [&](std::size_t p) { return a.row[p] != Outcome::NotRun ? a.row[p] : run_at(p); };
           // Witness search: legal inputs, cheap first, up to the first failure (every legal input
           // when full rows are asked for).
-          for (std::size_t p = 0; p < pool.size(); ++p)
-            if (pool[p].legal && outcome_at(p) != Outcome::Pass && !options.full_matrix) break;
-          // Each oracle: its trials in order, up to the first one it fails.
-          for (std::size_t oi = 0; oi < options.oracles.size() && !verdicts_cached; ++oi) {
+          if (kc.rows_needed)
+            for (std::size_t p = 0; p < pool.size(); ++p)
+              if (pool[p].legal && outcome_at(p) != Outcome::Pass && !options.full_matrix) break;
+          // Each oracle without cached verdicts: its trials in order, up to the first one it fails.
+          for (std::size_t oi : missing) {
+            const oracle::OracleSpec& spec = options.oracles[oi];
             bool killed = false;
-            for (std::size_t p : oracle_trials[oi]) {
+            for (const auto& [p, trial] : oracle_trials[oi]) {
               if (!pool[p].usable) continue;
-              const Outcome o = outcome_at(p);
-              if (o == Outcome::Pass || o == Outcome::WrongOutput) {
-                killed = !result[p] || !oracle::apply_comparator(options.oracles[oi].comparator, result[p]->outputs,
-                                                                 oracle_reference(options.oracles[oi], prepared[p])).ok;
-              } else {
+              Outcome o = outcome_at(p);
+              // A cached cell that passed or gave a wrong output: its output is needed again.
+              if ((o == Outcome::Pass || o == Outcome::WrongOutput) && !result[p]) o = run_at(p);
+              if (o == Outcome::Pass || o == Outcome::WrongOutput)
+                killed = !result[p] || !oracle::apply_comparator(spec.comparator, result[p]->outputs, oracle_reference(spec, prepared[p])).ok;
+              else
                 killed = true;  // crash, timeout, divergence, out-of-bounds: the checker sees a failure too
-              }
               if (killed) break;
             }
-            a.scored.killed_by[options.oracles[oi].name] = killed;
+            a.scored.killed_by[spec.name] = killed;
           }
           if (timeouts >= 2) a.note = "timed out twice; later inputs not run, counted as timeouts";
           std::lock_guard lock(mu);
           out.runs += runs;
         });
-        json c = {{"mutants", json::array()}, {"full", options.full_matrix}};
-        for (const auto& a : audits) {
-          std::string row;
-          for (Outcome o : a.row) row += char('a' + static_cast<int>(o));
-          c["mutants"].push_back({{"id", a.scored.id}, {"ran", a.ran}, {"note", a.note}, {"row", row},
-                                  {"killed_by", a.scored.killed_by}});
+        if (infra_failures.empty()) {
+          if (kc.rows_needed) {
+            json c = {{"mutants", json::array()}, {"full", options.full_matrix}};
+            for (const auto& a : audits) {
+              std::string row;
+              for (Outcome o : a.row) row += char('a' + static_cast<int>(o));
+              c["mutants"].push_back({{"id", a.scored.id}, {"ran", a.ran}, {"note", a.note}, {"row", row}});
+            }
+            cache_write(audit_cache, rows_key(*kernel), c);
+          }
+          for (std::size_t oi : missing) {
+            json killed = json::array();
+            for (const auto& a : audits) killed.push_back(a.scored.killed_by.count(options.oracles[oi].name) ? a.scored.killed_by.at(options.oracles[oi].name) : false);
+            cache_write(audit_cache, verdicts_key(*kernel, options.oracles[oi]), {{"killed", killed}});
+          }
         }
-        if (infra_failures.empty()) cache_write(audit_cache, key, c);
       }
       // Witness: the first legal input (pool order is cheap first) on which the mutant fails.
       for (auto& a : audits) {

@@ -28,9 +28,10 @@
 //     are shared with the witness search, so a mutant's row of the kill matrix holds the inputs
 //     that were needed (the others are "not-run"); AuditOptions::full_matrix runs every legal
 //     input (kaudit audit --full-matrix; what set cover needs).
-// Results are cached per kernel and per task's legality (<cache>/audit/<key>.json; the key covers
-// the kernel text, mutant ids, pool, comparators and limits), so an interrupted or repeated audit
-// reuses them.
+// Results are cached (<cache>/audit/<key>.json) per task's legality, per task and oracle (false
+// kills), per kernel (kill-matrix rows) and per kernel and oracle (verdicts); the keys cover the
+// kernel text, mutant ids, pool, comparators and limits. An interrupted or repeated audit reuses
+// them, and scoring one more oracle costs only that oracle's runs.
 #pragma once
 
 #include <cstdint>
@@ -58,7 +59,10 @@ const char* outcome_name(Outcome o);
 struct AuditOptions {
   std::filesystem::path cache_dir;
   std::filesystem::path worker_exe;        // a binary with a `worker` subcommand (kaudit)
-  std::vector<oracle::OracleSpec> oracles;
+  std::vector<oracle::OracleSpec> oracles;       // scored
+  // Specs whose trials join the candidate pool before the scored oracles' (the CLI passes every
+  // built-in spec): the pool, and so every witness, stays the same whichever oracles are scored.
+  std::vector<oracle::OracleSpec> pool_specs;
   oracle::Comparator witness{oracle::ComparatorKind::Allclose, 1e-2, 1e-2, false};
   // Per run (correct kernels at the small presets take milliseconds). A mutant that times out
   // twice is not run again: its remaining inputs count as timeouts (a hang costs the whole limit).

@@ -148,8 +148,9 @@ fs::path g_audit_cache;
 void BM_AuditCold(benchmark::State& state) {
   for (auto _ : state) {
     g_audit_cache = fresh_dir("audit");
+    // The reports stay next to the benchmark JSON (the cache is removed afterwards).
     const double s = run_kaudit(state, {"audit", "--corpus", KAUDIT_CORPUS_DIR, "--cache", g_audit_cache.string(),
-                                        "--out", (g_audit_cache / "out").string(), "--json"});
+                                        "--out", KAUDIT_BENCH_RESULTS "/audit-cold-out", "--json"});
     if (s < 0) return;
     g_audit_cold = s;
     state.SetIterationTime(s);
@@ -166,7 +167,7 @@ void BM_AuditWarm(benchmark::State& state) {
   double s = 0;
   for (auto _ : state) {
     s = run_kaudit(state, {"audit", "--corpus", KAUDIT_CORPUS_DIR, "--cache", g_audit_cache.string(), "--out",
-                           (g_audit_cache / "out").string(), "--json"});
+                           KAUDIT_BENCH_RESULTS "/audit-warm-out", "--json"});
     if (s < 0) return;
     state.SetIterationTime(s);
   }

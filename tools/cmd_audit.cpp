@@ -11,6 +11,7 @@
 #include "corpus/corpus.h"
 #include "runtime/worker.h"
 #include "tools/cli.h"
+#include "tools/audit_args.h"
 #include "tools/cli_common.h"
 
 namespace kaudit::cli {
@@ -23,7 +24,7 @@ const char* kHelp =
     "Measures correctness checkers (oracle specs) on the mutants of a corpus (default: the built-in\n"
     "one), on the CPU backend:\n"
     "  1. mutate: every rule at every site, compiled with NVRTC, deduplicated by image;\n"
-    "  2. pool: every oracle's trials, the gate's recipes (signs, magnitudes, odd shapes) and\n"
+    "  2. pool: every built-in and named oracle's trials, the gate's recipes (signs, magnitudes, odd shapes) and\n"
     "     structured patterns (constant rows, one-hot, alternating signs, exp overflow/underflow);\n"
     "  3. legality: an input is legal when every correct kernel of the task, their neutral variants\n"
     "     (rounding order, block size) and the float32 reference stay within the witness tolerance\n"
@@ -143,11 +144,11 @@ nlohmann::json summary_json(const audit::AuditResult& r, const std::vector<oracl
 }  // namespace
 
 int audit_command(const std::vector<std::string>& args) {
-  std::filesystem::path root = builtin_corpus_dir(), out_dir = "kaudit-out";
+  std::filesystem::path out_dir = "kaudit-out";
   bool json_out = false;
   std::vector<std::string> oracle_names;
-  audit::AuditOptions options;
-  options.cache_dir = default_cache_dir();
+  AuditArgs shared;
+  audit::AuditOptions& options = shared.options;
   std::vector<oracle::OracleSpec> oracles;
   try {
     for (std::size_t i = 0; i < args.size(); ++i) {
@@ -159,26 +160,12 @@ int audit_command(const std::vector<std::string>& args) {
       if (a == "--help" || a == "-h") { std::fputs(kHelp, stdout); return 0; }
       else if (a == "--json") json_out = true;
       else if (a == "--oracle") oracle_names.push_back(value("--oracle"));
-      else if (a == "--corpus") root = value("--corpus");
       else if (a == "--out") out_dir = value("--out");
-      else if (a == "--kernel") options.only.push_back(value("--kernel"));
-      else if (a == "--rule") {
-        const std::string r = value("--rule");
-        if (!mutators::find_rule(r)) throw std::invalid_argument("unknown rule '" + r + "' (see `kaudit rules`)");
-        options.sites.rules.push_back(r);
-      }
-      else if (a == "--witness-tol") {
-        const double t = std::stod(value("--witness-tol"));
-        if (!(t > 0 && t < 1)) throw std::invalid_argument("--witness-tol must be in (0, 1)");
-        options.witness.rtol = options.witness.atol = t;
-      }
-      else if (a == "--timeout") options.timeout_seconds = std::stod(value("--timeout"));
-      else if (a == "--jobs") options.jobs = static_cast<unsigned>(std::stoul(value("--jobs")));
-      else if (a == "--cache") options.cache_dir = value("--cache");
       else if (a == "--full-matrix") options.full_matrix = true;
-      else throw std::invalid_argument("unknown argument " + a);
+      else if (!parse_audit_flag(args, i, shared)) throw std::invalid_argument("unknown argument " + a);
     }
     oracles = resolve_oracles(oracle_names);  // a bad spec stops here, before any work
+    options.pool_specs = resolve_oracles({});  // the built-ins' trials are always in the pool
   } catch (const oracle::SpecError& e) {
     std::fprintf(stderr, "kaudit audit: %s\n", e.what());
     return 2;
@@ -186,26 +173,11 @@ int audit_command(const std::vector<std::string>& args) {
     std::fprintf(stderr, "kaudit audit: %s\n%s", e.what(), kHelp);
     return 2;
   }
-  if (!std::filesystem::is_directory(root)) {
-    std::fprintf(stderr, "kaudit audit: %s: no such corpus directory (expected tasks/ and kernels/ inside)\n",
-                 root.c_str());
-    return 2;
-  }
-  corpus::LoadResult loaded = corpus::load_corpus(root);
-  for (const auto& d : loaded.diagnostics) std::fprintf(stderr, "%s\n", d.to_string().c_str());
-  for (const auto& id : options.only)
-    if (!loaded.corpus.find_kernel(id)) {
-      std::fprintf(stderr, "kaudit audit: no kernel '%s' in %s (ids are TASK/NAME)\n", id.c_str(), root.c_str());
-      return 2;
-    }
+  auto loaded = load_for_audit("audit", shared);
+  if (!loaded) return 2;
+  const std::filesystem::path& root = shared.root;
   options.oracles = oracles;
-  options.worker_exe = runtime::self_executable();
-  const auto t0 = std::chrono::steady_clock::now();
-  options.progress = [&](const std::string& line) {
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::fprintf(stderr, "[%6.0fs] %s\n", s, line.c_str());
-  };
-  const audit::AuditResult r = audit::run_audit(loaded.corpus, options);
+  const audit::AuditResult r = audit::run_audit(loaded->corpus, options);
 
   const std::string table = markdown_table(r, oracles, options.witness);
   const nlohmann::json summary = summary_json(r, oracles, options.witness, root.filename().string());
@@ -254,7 +226,7 @@ int audit_command(const std::vector<std::string>& args) {
                 r.cached_kernels, out_dir.c_str());
   }
   for (const auto& p : r.problems) std::fprintf(stderr, "skipped: %s\n", p.c_str());
-  return r.problems.empty() && loaded.diagnostics.empty() ? 0 : 1;
+  return r.problems.empty() && loaded->diagnostics.empty() ? 0 : 1;
 }
 
 }  // namespace kaudit::cli

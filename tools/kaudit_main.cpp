@@ -12,6 +12,9 @@ void usage() {
       "usage: kaudit <command> [options]\n\n"
       "commands:\n"
       "  audit [--oracle SPEC]... [--json]  score oracles on the corpus mutants (the main job)\n"
+      "  cover [--budget K] [--out suite.json]  minimal hidden-input suites, held-out detection\n"
+      "  diff BASE HEAD [--fail-on-regression]  detection and false-kill deltas between two checkers\n"
+      "  sweep --oracle SPEC --tolerances LIST  a checker's detection and false kills per tolerance\n"
       "  verify [PATH] [--json]   run the verification gate over a corpus (default: the built-in one)\n"
       "  check [PATH] [--oracle SPEC]...  run oracle specs on the corpus kernels (false kills)\n"
       "  rules [--json]           list the mutation rule catalog\n"
@@ -34,6 +37,9 @@ int main(int argc, char** argv) {
   if (cmd == "rules") return kaudit::cli::rules_command(args);
   if (cmd == "audit") return kaudit::cli::audit_command(args);
   if (cmd == "mutate") return kaudit::cli::mutate_command(args);
+  if (cmd == "cover") return kaudit::cli::cover_command(args);
+  if (cmd == "diff") return kaudit::cli::diff_command(args);
+  if (cmd == "sweep") return kaudit::cli::sweep_command(args);
   std::fprintf(stderr, "kaudit: unknown command '%s'\n", cmd.c_str());
   usage();
   return 2;

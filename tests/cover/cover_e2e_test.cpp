@@ -1,0 +1,69 @@
+// `kaudit cover` end to end on a two-kernel slice: the suite it writes is an oracle spec with
+// per-task trials; scored by `kaudit audit --oracle suite.json` it kills every witnessed mutant
+// (it was chosen to) and rejects no correct kernel; a budget below 1 is a usage error.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "common/process.h"
+
+namespace {
+
+const std::vector<std::string> kSlice = {"--kernel", "relu/relu_gridstride", "--kernel", "softmax/softmax_block_smem",
+                                         "--rule", "prec-drop-max-subtraction", "--rule", "hack-return-input",
+                                         "--rule", "bound-drop-guard", "--rule", "arith-add-to-sub"};
+
+TEST(CoverCommand, SuiteCoversEveryWitnessedMutantAndIsAnOracleSpec) {
+  const auto dir = std::filesystem::path(KAUDIT_TEST_CACHE) / "cover_e2e_out";
+  std::filesystem::remove_all(dir);
+  std::vector<std::string> args = {KAUDIT_EXE, "cover", "--cache", KAUDIT_TEST_CACHE, "--out", (dir / "suite.json").string(), "--json"};
+  args.insert(args.end(), kSlice.begin(), kSlice.end());
+  const auto r = kaudit::run_process(args, 1500);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto cover = nlohmann::json::parse(r.out);
+  ASSERT_EQ(cover["tasks"].size(), 2u);
+  std::size_t witnessed = 0;
+  for (const auto& t : cover["tasks"]) {
+    witnessed += t["witnessed"].get<std::size_t>();
+    EXPECT_EQ(t["coverable"], t["witnessed"]) << t;  // witnessed means some legal input kills it
+    EXPECT_EQ(t["suite"].size(), t["inputs_for_full_coverage"]) << t;
+    EXPECT_LE(t["killed_at_budget"]["1"].get<std::size_t>(), t["killed_at_budget"]["2"].get<std::size_t>());
+  }
+  EXPECT_GT(witnessed, 0u);
+  EXPECT_GE(cover["inputs_for_full_coverage"]["max"].get<double>(), cover["inputs_for_full_coverage"]["median"].get<double>());
+  EXPECT_TRUE(cover["held_out"]["oracles"].contains("kernelbench-v0.1"));
+  EXPECT_TRUE(std::filesystem::exists(dir / "cover.md"));
+
+  // The suite, scored as an oracle on the same slice: every witnessed mutant killed, no false kill.
+  std::ifstream in(dir / "suite.json");
+  const auto suite = nlohmann::json::parse(in);
+  EXPECT_EQ(suite["name"], "kaudit-cover-full");
+  EXPECT_EQ(suite["reference"], "fp64");
+  ASSERT_TRUE(suite.contains("task_trials"));
+  std::vector<std::string> audit = {KAUDIT_EXE, "audit", "--oracle", (dir / "suite.json").string(), "--cache", KAUDIT_TEST_CACHE,
+                                    "--out", (dir / "audit").string(), "--json"};
+  audit.insert(audit.end(), kSlice.begin(), kSlice.end());
+  const auto scored = kaudit::run_process(audit, 1500);
+  ASSERT_EQ(scored.exit_code, 0) << scored.err;
+  const auto summary = nlohmann::json::parse(scored.out);
+  const auto& o = summary["oracles"][0];
+  EXPECT_EQ(o["oracle"], "kaudit-cover-full");
+  EXPECT_EQ(o["false_kills"], 0);
+  std::size_t killed = 0, scored_witnessed = 0;
+  for (const auto& [family, t] : o["per_family"].items()) {
+    killed += t["killed"].get<std::size_t>();
+    scored_witnessed += t["witnessed"].get<std::size_t>();
+  }
+  EXPECT_EQ(scored_witnessed, witnessed);
+  EXPECT_EQ(killed, witnessed);
+}
+
+TEST(CoverCommand, BudgetBelowOneIsAUsageError) {
+  const auto r = kaudit::run_process({KAUDIT_EXE, "cover", "--budget", "0"}, 60);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--budget must be at least 1"), std::string::npos) << r.err;
+}
+
+}  // namespace

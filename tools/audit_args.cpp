@@ -1,0 +1,68 @@
+#include "tools/audit_args.h"
+
+#include <chrono>
+#include <cstdio>
+#include <memory>
+
+#include "runtime/worker.h"
+#include "tools/cli_common.h"
+
+namespace kaudit::cli {
+
+AuditArgs::AuditArgs() : root(builtin_corpus_dir()) { options.cache_dir = default_cache_dir(); }
+
+const char* const kAuditFlagsHelp =
+    "  --corpus PATH    corpus folder (tasks/ and kernels/; default: the built-in corpus)\n"
+    "  --kernel ID      only this kernel, TASK/NAME (repeatable)   --rule ID   only this rule (repeatable)\n"
+    "  --witness-tol T  allclose rtol = atol = T for witnesses and legality (default 1e-2)\n"
+    "  --timeout S      per kernel run (default 2)                 --jobs N    parallel workers (default: cores)\n"
+    "  --cache DIR      cache (default $KAUDIT_CACHE or ~/.cache/kaudit)\n";
+
+bool parse_audit_flag(const std::vector<std::string>& args, std::size_t& i, AuditArgs& a) {
+  const std::string& flag = args[i];
+  const auto value = [&]() -> std::string {
+    if (i + 1 >= args.size()) throw std::invalid_argument(flag + " needs a value");
+    return args[++i];
+  };
+  if (flag == "--corpus") a.root = value();
+  else if (flag == "--kernel") a.options.only.push_back(value());
+  else if (flag == "--rule") {
+    const std::string r = value();
+    if (!mutators::find_rule(r)) throw std::invalid_argument("unknown rule '" + r + "' (see `kaudit rules`)");
+    a.options.sites.rules.push_back(r);
+  } else if (flag == "--witness-tol") {
+    const double t = std::stod(value());
+    if (!(t > 0 && t < 1)) throw std::invalid_argument("--witness-tol must be in (0, 1)");
+    a.options.witness.rtol = a.options.witness.atol = t;
+  } else if (flag == "--timeout") {
+    a.options.timeout_seconds = std::stod(value());
+    if (!(a.options.timeout_seconds > 0)) throw std::invalid_argument("--timeout must be above 0 seconds");
+  } else if (flag == "--jobs") a.options.jobs = static_cast<unsigned>(std::stoul(value()));
+  else if (flag == "--cache") a.options.cache_dir = value();
+  else return false;
+  return true;
+}
+
+std::optional<corpus::LoadResult> load_for_audit(const char* command, AuditArgs& a) {
+  if (!std::filesystem::is_directory(a.root)) {
+    std::fprintf(stderr, "kaudit %s: %s: no such corpus directory (expected tasks/ and kernels/ inside)\n", command,
+                 a.root.c_str());
+    return std::nullopt;
+  }
+  corpus::LoadResult loaded = corpus::load_corpus(a.root);
+  for (const auto& d : loaded.diagnostics) std::fprintf(stderr, "%s\n", d.to_string().c_str());
+  for (const auto& id : a.options.only)
+    if (!loaded.corpus.find_kernel(id)) {
+      std::fprintf(stderr, "kaudit %s: no kernel '%s' in %s (ids are TASK/NAME)\n", command, id.c_str(), a.root.c_str());
+      return std::nullopt;
+    }
+  a.options.worker_exe = runtime::self_executable();
+  const auto t0 = std::make_shared<std::chrono::steady_clock::time_point>(std::chrono::steady_clock::now());
+  a.options.progress = [t0](const std::string& line) {
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - *t0).count();
+    std::fprintf(stderr, "[%6.0fs] %s\n", s, line.c_str());
+  };
+  return loaded;
+}
+
+}  // namespace kaudit::cli

@@ -1,0 +1,31 @@
+// The options `kaudit audit`, `cover`, `diff` and `sweep` share: which corpus, kernels and rules,
+// the witness tolerance, limits and cache; and loading the corpus for an audit run.
+#pragma once
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "audit/audit.h"
+#include "corpus/corpus.h"
+
+namespace kaudit::cli {
+
+struct AuditArgs {
+  std::filesystem::path root;  // corpus folder (default: the built-in one)
+  audit::AuditOptions options;
+  AuditArgs();
+};
+
+// The help lines of the shared flags.
+extern const char* const kAuditFlagsHelp;
+
+// If args[i] is a shared flag, consumes it (and its value: i moves past it) and returns true.
+// Throws std::invalid_argument for a bad value or an unknown rule.
+bool parse_audit_flag(const std::vector<std::string>& args, std::size_t& i, AuditArgs& a);
+
+// Loads the corpus (diagnostics to stderr), checks the --kernel ids, and sets the worker and a
+// progress printer. Prints "kaudit <command>: ..." and returns nullopt when it cannot go on.
+std::optional<corpus::LoadResult> load_for_audit(const char* command, AuditArgs& a);
+
+}  // namespace kaudit::cli
