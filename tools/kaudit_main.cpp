@@ -15,6 +15,7 @@ void usage() {
       "  cover [--budget K] [--out suite.json]  minimal hidden-input suites, held-out detection\n"
       "  diff BASE HEAD [--fail-on-regression]  detection and false-kill deltas between two checkers\n"
       "  sweep --oracle SPEC --tolerances LIST  a checker's detection and false kills per tolerance\n"
+      "  export SUITE --format kernelbench-hidden|json --out DIR  a suite's inputs for other harnesses\n"
       "  verify [PATH] [--json]   run the verification gate over a corpus (default: the built-in one)\n"
       "  check [PATH] [--oracle SPEC]...  run oracle specs on the corpus kernels (false kills)\n"
       "  rules [--json]           list the mutation rule catalog\n"
@@ -40,6 +41,7 @@ int main(int argc, char** argv) {
   if (cmd == "cover") return kaudit::cli::cover_command(args);
   if (cmd == "diff") return kaudit::cli::diff_command(args);
   if (cmd == "sweep") return kaudit::cli::sweep_command(args);
+  if (cmd == "export") return kaudit::cli::export_command(args);
   std::fprintf(stderr, "kaudit: unknown command '%s'\n", cmd.c_str());
   usage();
   return 2;
