@@ -299,7 +299,15 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
     if (done == total) say(std::string(stage) + ": " + std::to_string(total) + " done");
   };
   say("mutate: " + std::to_string(kernels.size()) + " kernels");
+  // Wall time per stage, summed over tasks: where a cold audit spends its time.
+  auto last = std::chrono::steady_clock::now();
+  const auto lap = [&](const char* stage) {
+    const auto now = std::chrono::steady_clock::now();
+    out.stage_seconds[stage] += std::chrono::duration<double>(now - last).count();
+    last = now;
+  };
   out.pipeline = mutators::run_mutation_pipeline(sources, nvrtc, popts);
+  lap("mutate (generate, NVRTC, dedup)");
   std::map<std::string, std::vector<const mutators::MutantRecord*>> by_kernel;
   for (const auto& r : out.pipeline.mutants)
     if (r.status == mutators::ImageClass::Distinct || r.status == mutators::ImageClass::Unknown)
@@ -352,6 +360,7 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
         }
     }
     const std::string context = context_digest(pool, options, cpu_compiler);
+    lap("pool (inputs, float64/float32 references)");
     std::vector<std::string> infra_failures;  // runs that could not happen: reported, not cached
     const auto note_infra = [&](const runtime::RunResult& r, const std::string& what) {
       if (!infrastructure_failure(r)) return;
@@ -449,6 +458,7 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
       if (infra_failures.empty()) cache_write(audit_cache, legality_key, c);
     }
 
+    lap("legality (neutral variants, member builds and runs)");
     // False kills, per oracle: the admitted members (and the float32 reference) on its trials,
     // under its own comparator. Cached per oracle, so scoring another oracle costs only its runs.
     std::vector<const Member*> admitted;
@@ -507,6 +517,7 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
       out.false_kills.insert(out.false_kills.end(), fks.begin(), fks.end());
     }
 
+    lap("false kills");
     // 4-5. Kill-matrix rows and oracle verdicts, kernel by kernel, each cached on its own: rows
     // per kernel (the witness search; full rows on request), verdicts per kernel and oracle. A
     // kernel with anything missing is built (schemata, then standalone builds) and run for what
@@ -551,6 +562,7 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
       for (const auto* k : to_build)
         threads.emplace_back([&, k] { builds.at(k->id()) = build_mutants(cpu_compiler, *k, by_kernel.at(k->id()), options); });
       for (auto& t : threads) t.join();
+      lap("mutant builds (schemata, standalone)");
     }
     for (const auto* kernel : members) {
       const auto& records = by_kernel[kernel->id()];
@@ -671,6 +683,7 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
     }
     for (auto& f : infra_failures) out.problems.push_back("no result (not cached, re-run): " + f);
     out.pools.push_back(std::move(tp));
+    lap("mutant runs (witnesses, verdicts)");
   }
 
   std::vector<ScoredMutant> scored;

@@ -37,6 +37,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -121,6 +122,7 @@ struct AuditResult {
   std::vector<std::string> problems;   // what was skipped, and why
   std::size_t runs = 0, cached_kernels = 0;
   double seconds = 0;
+  std::map<std::string, double> stage_seconds;  // wall time per stage, summed over tasks
 };
 
 AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options);

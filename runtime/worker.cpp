@@ -165,10 +165,12 @@ json serve_one(const json& req, std::vector<at::Tensor>& tensors, std::vector<at
 }
 
 // Serves requests on stdin until EOF (0) or a protocol error (3: bad input, 4: cannot write).
-// `open_request` (shared with the zygote) is 1 from the moment a request is read until its reply
-// is written: a child that dies while it is 0 owes the runner nothing.
+// `open_request` (shared with the zygote) holds 1 + the sequence number of the request being
+// served, from the moment it is read until its reply is written: a child that dies while it is 0
+// owes the runner nothing. Replies echo the sequence number, so the runner can tell a reply that
+// belongs to an earlier request (and drop it) instead of shifting every later one.
 int serve_requests(int out_fd, std::map<std::string, std::unique_ptr<KernelLibrary>>& libraries,
-                   volatile std::sig_atomic_t* open_request) {
+                   volatile std::uint64_t* open_request) {
   Reader reader{0};
   for (;;) {
     json req;
@@ -176,7 +178,8 @@ int serve_requests(int out_fd, std::map<std::string, std::unique_ptr<KernelLibra
     ReadResult r = reader.read_message(req, tensors);
     if (r == ReadResult::Eof) return 0;
     if (r != ReadResult::Ok) return 3;
-    *open_request = 1;
+    const std::uint64_t seq = req.value("seq", std::uint64_t{0});
+    *open_request = seq + 1;
     json resp;
     try {
       resp = serve_one(req, tensors, outputs, libraries);
@@ -187,6 +190,7 @@ int serve_requests(int out_fd, std::map<std::string, std::unique_ptr<KernelLibra
     // Free the inputs before replying, so the memory checker's end-of-life check of a tensor the
     // kernel wrote past fails this run, not a later one.
     tensors.clear();
+    resp["seq"] = seq;
     if (!send_message(out_fd, resp, outputs)) return 4;
     *open_request = 0;
   }
@@ -212,9 +216,9 @@ int worker_main(bool memcheck, int threads) {
   // the runner starting a new worker that loads libtorch again (about a second).
   // A child can also die after it replied (a check when an output tensor is freed): then no reply
   // is owed, and sending one would shift every later reply by one. A shared flag says which.
-  void* shared = mmap(nullptr, sizeof(std::sig_atomic_t), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  void* shared = mmap(nullptr, sizeof(std::uint64_t), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (shared == MAP_FAILED) return 5;
-  auto* open_request = static_cast<volatile std::sig_atomic_t*>(shared);
+  auto* open_request = static_cast<volatile std::uint64_t*>(shared);
   for (;;) {
     *open_request = 0;
     const pid_t child = fork();
@@ -225,7 +229,8 @@ int worker_main(bool memcheck, int threads) {
     }
     if (WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 3 || WEXITSTATUS(status) == 4))
       return WEXITSTATUS(status);  // end of input, or the protocol broke
-    if (!*open_request) continue;  // died between requests: nothing to report
+    const std::uint64_t open = *open_request;
+    if (!open) continue;  // died between requests: nothing to report
     json death;
     if (WIFEXITED(status) && WEXITSTATUS(status) == rt::kOutOfBoundsExitCode) {
       death = {{"status", "out-of-bounds"}, {"message", ""}};
@@ -234,6 +239,7 @@ int worker_main(bool memcheck, int threads) {
                {"message", WIFSIGNALED(status) ? std::string("kernel run killed by signal ") + strsignal(WTERMSIG(status))
                                                : "kernel run exited with code " + std::to_string(WEXITSTATUS(status))}};
     }
+    death["seq"] = open - 1;
     if (!send_message(out_fd, death, {})) return 4;
   }
 }
@@ -348,6 +354,19 @@ RunResult IsolatedRunner::collect_death(RunResult r, bool timed_out) {
   return r;
 }
 
+bool IsolatedRunner::drop_stale_replies() {
+  for (int dropped = 0; dropped < 8; ++dropped) {
+    pollfd fd{from_worker_, POLLIN, 0};
+    if (poll(&fd, 1, 0) <= 0 || !(fd.revents & POLLIN)) return true;  // nothing waiting
+    Reader reader{from_worker_, worker_err_, &stderr_tail_,
+                  std::chrono::steady_clock::now() + std::chrono::seconds(5)};
+    json stale;
+    std::vector<at::Tensor> ignored;
+    if (reader.read_message(stale, ignored) != ReadResult::Ok) return false;
+  }
+  return false;
+}
+
 RunResult IsolatedRunner::run(const RunRequest& request) {
   const auto t0 = std::chrono::steady_clock::now();
   RunResult result;
@@ -378,7 +397,15 @@ RunResult IsolatedRunner::run(const RunRequest& request) {
     args.push_back(j);
   }
   req["args"] = args;
+  req["seq"] = ++seq_;
   stderr_tail_.clear();
+  // Anything already waiting to be read is a reply to an earlier request (a child that died just
+  // after replying, reported twice): drop it, or the reply to this request would be read as the
+  // next one's, and the two sides could end up writing to each other at once.
+  if (!drop_stale_replies()) {
+    stop();
+    return run(request);  // a fresh worker (once: a fresh worker has nothing stale)
+  }
   if (!send_message(to_worker_, req, tensors)) {
     result = collect_death(result, false);
   } else {
@@ -388,6 +415,11 @@ RunResult IsolatedRunner::run(const RunRequest& request) {
     json resp;
     std::vector<at::Tensor> outputs;
     ReadResult r = reader.read_message(resp, outputs);
+    while (r == ReadResult::Ok && resp.value("seq", seq_) != seq_) {  // a stale reply: skip it
+      resp = json();
+      outputs.clear();
+      r = reader.read_message(resp, outputs);
+    }
     if (r == ReadResult::Ok) {
       const std::string st = resp.value("status", "crash");
       static const std::map<std::string, Status> names = {
@@ -406,6 +438,7 @@ RunResult IsolatedRunner::run(const RunRequest& request) {
         if (!tail.empty()) result.message += result.message.empty() ? tail : ": " + tail;
       }
     } else {
+      if (r == ReadResult::Bad) kill(-pid_, SIGKILL);  // a broken stream: the worker may still be alive
       result = collect_death(result, r == ReadResult::Timeout);
     }
   }

@@ -57,12 +57,15 @@ class IsolatedRunner {
   bool start(std::string& error);
   void stop();
   RunResult collect_death(RunResult r, bool timed_out);
+  // Reads and drops replies already waiting (to earlier requests); false if the stream is broken.
+  bool drop_stale_replies();
 
   std::filesystem::path exe_;
   WorkerLimits limits_;
   pid_t pid_ = -1;
   int to_worker_ = -1, from_worker_ = -1, worker_err_ = -1;
   std::string stderr_tail_;
+  std::uint64_t seq_ = 0;  // of the last request; replies echo it
 };
 
 // Entry point of the worker process: serves requests on fds 0/1 until EOF.

@@ -138,6 +138,7 @@ nlohmann::json summary_json(const audit::AuditResult& r, const std::vector<oracl
   j["problems"] = r.problems;
   j["runs"] = r.runs;
   j["seconds"] = r.seconds;
+  j["stage_seconds"] = r.stage_seconds;
   return j;
 }
 
