@@ -7,8 +7,6 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <map>
-#include <mutex>
 #include <cstdint>
 #include <cstring>
 #include <new>
@@ -49,43 +47,15 @@ struct Region {
   std::size_t total;
 };
 
-// Freed regions are kept, guard pages and all, for the next allocation of the same size: a fresh
-// mmap per tensor cost a page fault per page and a TLB shootdown at munmap, a fifth of a small
-// kernel run's time. A reused span is zeroed, so a kernel reading memory it never wrote sees what
-// a fresh mapping holds and runs stay reproducible.
-constexpr std::size_t kCachedBytesLimit = std::size_t(256) << 20;
-std::mutex g_cache_mu;
-std::multimap<std::size_t, Region*> g_cache;  // by total size
-std::size_t g_cached_bytes = 0;
-
-void unmap_region(Region* r) {
+// Freed regions are unmapped, not kept for reuse: a cache of freed regions made a far
+// out-of-bounds read land in memory whose state depended on earlier runs of the same worker (a
+// stale region, or a hole), so one mutant could crash in one audit and pass in the next.
+void free_region(void* ctx) {
+  auto* r = static_cast<Region*>(ctx);
   remove_guard((std::uintptr_t)r->base);
   remove_guard((std::uintptr_t)(r->base + r->total - kPage));
   munmap(r->base, r->total);
   delete r;
-}
-
-void free_region(void* ctx) {
-  auto* r = static_cast<Region*>(ctx);
-  {
-    std::lock_guard lock(g_cache_mu);
-    if (g_cached_bytes + r->total <= kCachedBytesLimit) {
-      g_cache.emplace(r->total, r);
-      g_cached_bytes += r->total;
-      return;
-    }
-  }
-  unmap_region(r);
-}
-
-Region* reuse_region(std::size_t total) {
-  std::lock_guard lock(g_cache_mu);
-  auto it = g_cache.find(total);
-  if (it == g_cache.end()) return nullptr;
-  Region* r = it->second;
-  g_cache.erase(it);
-  g_cached_bytes -= r->total;
-  return r;
 }
 
 class GuardedAllocator final : public c10::Allocator {
@@ -94,10 +64,6 @@ class GuardedAllocator final : public c10::Allocator {
     const std::size_t data = (n + 15) / 16 * 16;
     const std::size_t span = (data + kPage - 1) / kPage * kPage;
     const std::size_t total = span + 2 * kPage;
-    if (Region* r = reuse_region(total)) {
-      std::memset(r->base + kPage, 0, span);
-      return {r->base + kPage + span - data, r, &free_region, c10::Device(c10::DeviceType::CPU)};
-    }
     void* m = mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m == MAP_FAILED) throw std::bad_alloc();
     char* base = static_cast<char*>(m);
