@@ -597,7 +597,8 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
           if (!kc.verdicts[o]) missing.push_back(o);
         say("audit: " + kernel->id() + " (" + std::to_string(records.size()) + " mutants x " + std::to_string(pool.size()) +
             " inputs" + (kc.rows_needed ? (kc.rows ? ", completing the cached rows" : "") : ", rows cached") +
-            (missing.size() < options.oracles.size() ? ", verdicts of " + std::to_string(missing.size()) + " oracle(s)" : "") + ")");
+            (!missing.empty() && missing.size() < options.oracles.size() ? ", verdicts of " + std::to_string(missing.size()) + " oracle(s)"
+             : missing.empty() ? ", verdicts cached" : "") + ")");
         const KernelBuild& built = builds.at(kernel->id());
         for (std::size_t i = 0; i < records.size(); ++i)
           if (built.library[i].empty()) audits[i].note = built.failure[i];

@@ -56,6 +56,17 @@ std::optional<corpus::LoadResult> load_for_audit(const char* command, AuditArgs&
       std::fprintf(stderr, "kaudit %s: no kernel '%s' in %s (ids are TASK/NAME)\n", command, id.c_str(), a.root.c_str());
       return std::nullopt;
     }
+  // A suite made on another corpus names tasks this one lacks: its verdicts would silently cover
+  // only the tasks the two share.
+  for (const auto& spec : a.options.oracles)
+    for (const auto& [task, trials] : spec.task_trials)
+      if (!loaded.corpus.find_task(task)) {
+        std::fprintf(stderr,
+                     "kaudit %s: %s has inputs for task '%s', which %s does not have (a suite from another "
+                     "corpus?); audit it on the corpus it was made from\n",
+                     command, spec.file.empty() ? spec.name.c_str() : spec.file.c_str(), task.c_str(), a.root.c_str());
+        return std::nullopt;
+      }
   a.options.worker_exe = runtime::self_executable();
   const auto t0 = std::make_shared<std::chrono::steady_clock::time_point>(std::chrono::steady_clock::now());
   a.options.progress = [t0](const std::string& line) {

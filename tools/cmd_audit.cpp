@@ -174,10 +174,10 @@ int audit_command(const std::vector<std::string>& args) {
     std::fprintf(stderr, "kaudit audit: %s\n%s", e.what(), kHelp);
     return 2;
   }
+  options.oracles = oracles;
   auto loaded = load_for_audit("audit", shared);
   if (!loaded) return 2;
   const std::filesystem::path& root = shared.root;
-  options.oracles = oracles;
   const audit::AuditResult r = audit::run_audit(loaded->corpus, options);
 
   const std::string table = markdown_table(r, oracles, options.witness);

@@ -58,6 +58,13 @@ TEST(CoverCommand, SuiteCoversEveryWitnessedMutantAndIsAnOracleSpec) {
   }
   EXPECT_EQ(scored_witnessed, witnessed);
   EXPECT_EQ(killed, witnessed);
+
+  // The same suite on a corpus without its tasks is refused, naming the task.
+  const auto other = kaudit::run_process({KAUDIT_EXE, "audit", "--oracle", (dir / "suite.json").string(), "--corpus",
+                                          KAUDIT_OTHER_CORPUS, "--out", (dir / "other").string()},
+                                         120);
+  EXPECT_EQ(other.exit_code, 2);
+  EXPECT_NE(other.err.find("another corpus"), std::string::npos) << other.err;
 }
 
 TEST(CoverCommand, BudgetBelowOneIsAUsageError) {
