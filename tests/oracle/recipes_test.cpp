@@ -322,8 +322,10 @@ TEST(Recipes, PatternRecipesAreNamedSeededAndParse) {
                         "pattern-exp-overflow", "pattern-exp-underflow"})
     EXPECT_TRUE(names.count(n)) << n;
   const auto& t = task("relu");
-  for (const auto& r : patterns)
-    if (r.name == "pattern-exp-underflow")
+  for (const auto& r : patterns) {
+    if (r.name == "pattern-exp-underflow") {
       EXPECT_TRUE((at::exp(oracle::make_inputs(t, r)[0]) == 0).all().item<bool>());
+    }
+  }
   EXPECT_EQ(oracle::parse_distribution("one_hot"), Distribution::OneHot);
 }
