@@ -217,17 +217,22 @@ std::vector<at::Tensor> make_inputs(const corpus::Task& task, const Recipe& reci
   return make_inputs(task, recipe, dims_for(task, recipe));
 }
 
+namespace {
+// Appends a recipe with defaults but for its name, distribution and fixed seed.
+Recipe& append_recipe(std::vector<Recipe>& out, std::string name, Distribution d, uint64_t seed) {
+  Recipe r;
+  r.name = std::move(name);
+  r.distribution = d;
+  r.seed = seed;
+  out.push_back(std::move(r));
+  return out.back();
+}
+}  // namespace
+
 std::vector<Recipe> gate_recipes(const corpus::Task& task) {
   // Seeds are fixed constants: the gate must judge a kernel identically on every run.
   std::vector<Recipe> out;
-  auto add = [&](std::string name, Distribution d, uint64_t seed) -> Recipe& {
-    Recipe r;
-    r.name = std::move(name);
-    r.distribution = d;
-    r.seed = seed;
-    out.push_back(r);
-    return out.back();
-  };
+  auto add = [&](std::string name, Distribution d, uint64_t seed) -> Recipe& { return append_recipe(out, std::move(name), d, seed); };
   add("gate-uniform01", Distribution::Uniform01, 0x6761746501ull);  // what KernelBench draws
   add("gate-normal", Distribution::Normal, 0x6761746502ull);
   {
@@ -246,14 +251,7 @@ std::vector<Recipe> gate_recipes(const corpus::Task& task) {
 
 std::vector<Recipe> pattern_recipes() {
   std::vector<Recipe> out;
-  auto add = [&](std::string name, Distribution d, uint64_t seed) -> Recipe& {
-    Recipe r;
-    r.name = std::move(name);
-    r.distribution = d;
-    r.seed = seed;
-    out.push_back(r);
-    return out.back();
-  };
+  auto add = [&](std::string name, Distribution d, uint64_t seed) -> Recipe& { return append_recipe(out, std::move(name), d, seed); };
   add("pattern-constant-rows", Distribution::ConstantRows, 0x7061747401ull);
   add("pattern-one-hot", Distribution::OneHot, 0x7061747402ull);
   add("pattern-alternating", Distribution::Alternating, 0x7061747403ull);
