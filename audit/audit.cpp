@@ -43,7 +43,7 @@ const char* outcome_name(Outcome o) {
 namespace {
 
 // Bump when the meaning of cached audit results changes.
-constexpr const char* kCacheVersion = "kaudit-audit-v4";
+constexpr const char* kCacheVersion = "kaudit-audit-v5";
 
 Outcome outcome_of(runtime::Status s) {
   switch (s) {

@@ -25,7 +25,7 @@ namespace {
 // -fvisibility=hidden and -fno-gnu-unique: several kernel libraries live in one worker, and their
 // inline functions, templates and static __shared__ variables must stay private to each.
 const std::vector<std::string> kFlags = {"-std=c++17", "-O2", "-g0", "-fPIC", "-shared", "-ffp-contract=off",
-                                         "-fvisibility=hidden", "-fno-gnu-unique", "-w", "-x", "c++"};
+                                         "-fvisibility=hidden", "-fno-gnu-unique", "-w"};
 
 std::string read_file(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -88,8 +88,11 @@ CpuBuild CpuCompiler::build(std::string_view source, std::string_view file_name,
   }
   std::vector<std::string> argv = {compiler_};
   argv.insert(argv.end(), kFlags.begin(), kFlags.end());
-  argv.insert(argv.end(), {"-I", prelude_dir_.string(), "-I", (prelude_dir_ / "stubs").string(), src.string(), "-o",
-                          tmp.string()});
+  // The TLS pad goes before and after the kernel's TU: the linker then keeps the library's static
+  // __shared__ variables between two poisoned pads (see kaudit_cpu/tls_pad.s).
+  const std::string pad = (prelude_dir_ / "kaudit_cpu" / "tls_pad.s").string();
+  argv.insert(argv.end(), {"-I", prelude_dir_.string(), "-I", (prelude_dir_ / "stubs").string(), "-x", "assembler", pad,
+                          "-x", "c++", src.string(), "-x", "assembler", pad, "-o", tmp.string()});
   ProcessResult r = run_process(argv, 300);
   fs::remove(src, ec);
   if (!r.ok()) {

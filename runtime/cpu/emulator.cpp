@@ -31,6 +31,9 @@ __thread ThreadCtx* tls_ctx __attribute__((tls_model("initial-exec"))) = nullptr
 namespace {
 
 constexpr unsigned char kPoison = 0xFF;  // reads of unwritten shared memory give NaN / -1
+// Poisoned bytes on each side of dynamic shared memory (static __shared__ has the same pads in the
+// kernel library's TLS block, kaudit_cpu/tls_pad.s): out-of-bounds shared reads stay deterministic.
+constexpr std::size_t kSharedPad = 16384;
 constexpr int kCudaSuccess = 0, kCudaInvalidValue = 1, kCudaInvalidConfiguration = 9,
               kCudaLaunchFailure = 719;
 constexpr std::size_t kDefaultMaxDynamicSmem = 48 * 1024, kOptinMaxDynamicSmem = 227 * 1024;
@@ -465,17 +468,20 @@ int launch(const LaunchSpec& spec, RunBlockFn run_block, RunThreadFn run_thread,
   const std::size_t gx = spec.grid[0], gy = spec.grid[1], nblocks = gx * gy * spec.grid[2];
   auto run_range = [&](std::size_t begin, std::size_t end) {
     WorkerResources& r = resources();
-    if (r.dynamic_smem.size() < spec.dynamic_smem + 1) r.dynamic_smem.resize(spec.dynamic_smem + 1);
+    // Dynamic shared memory sits between two poisoned pads, so a read past either end sees poison,
+    // never heap memory that depends on what ran before.
+    const std::size_t padded = spec.dynamic_smem + 2 * kSharedPad;
+    if (r.dynamic_smem.size() < padded) r.dynamic_smem.resize(padded);
     for (std::size_t b = begin; b < end; ++b) {
       if (s.sticky_error) return;
       const std::size_t blk = reversed ? nblocks - 1 - b : b;
       poison_static_shared(tls);
-      std::memset(r.dynamic_smem.data(), kPoison, spec.dynamic_smem);
+      std::memset(r.dynamic_smem.data(), kPoison, padded);
       ThreadCtx proto{};
       proto.block_idx = {unsigned(blk % gx), unsigned((blk / gx) % gy), unsigned(blk / (gx * gy))};
       proto.block_dim = {spec.block[0], spec.block[1], spec.block[2]};
       proto.grid_dim = {spec.grid[0], spec.grid[1], spec.grid[2]};
-      proto.dynamic_smem = r.dynamic_smem.data();
+      proto.dynamic_smem = r.dynamic_smem.data() + kSharedPad;
       ThreadCtx* saved = tls_ctx;
       if (!spec.needs_fibers) {
         r.plain_ctx = proto;

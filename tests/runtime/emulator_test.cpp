@@ -289,6 +289,40 @@ std::vector<torch::Tensor> run(torch::Tensor o, torch::Tensor io) {
   }
 }
 
+// Reads past either end of a shared array (static or dynamic) see the poison pattern, even after
+// an earlier block wrote out of bounds there: results never depend on what ran before.
+TEST(Emulator, OutOfBoundsSharedReadsSeePoison) {
+  const char* src = R"(
+#include <torch/extension.h>
+__global__ void k(float* out, int off) {
+  __shared__ float s[64];
+  extern __shared__ float d[];
+  const int t = threadIdx.x;
+  s[t] = 1.0f;
+  d[t] = 1.0f;
+  __syncthreads();
+  // thread 0 reads before the arrays, thread 1 after them; the offset is a kernel argument
+  const int i = t == 0 ? -off : 63 + off;
+  if (t < 2) {
+    out[blockIdx.x * 4 + 2 * t] = s[i];
+    out[blockIdx.x * 4 + 2 * t + 1] = d[i];
+  }
+  __syncthreads();
+  if (t < 2) { s[i] = 2.0f; d[i] = 2.0f; }   // out-of-bounds writes the next block must not see
+}
+torch::Tensor run(torch::Tensor o, int64_t off) {
+  k<<<3, 64, 64 * sizeof(float)>>>(o.data_ptr<float>(), (int)off);
+  return o;
+}
+)";
+  for (int64_t off : {1, 100, 3000}) {
+    auto r = build_and_run(src, "run", {at::zeros({12}), off});
+    ASSERT_EQ(r.result.status, Status::Ok) << r.build_error << r.result.message;
+    for (int i = 0; i < 12; ++i)
+      EXPECT_TRUE(std::isnan(r.result.outputs[0][i].item<float>())) << "offset " << off << ", element " << i;
+  }
+}
+
 TEST(Emulator, DynamicSharedMemorySizedAtLaunch) {
   const char* src = R"(
 #include <torch/extension.h>
