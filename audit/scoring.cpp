@@ -1,6 +1,15 @@
 #include "audit/scoring.h"
 
+#include <cstdio>
+
 namespace kaudit::audit {
+
+std::string percent(std::size_t part, std::size_t whole) {
+  if (whole == 0) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", 100.0 * double(part) / double(whole));
+  return buf;
+}
 
 namespace {
 void count(Tally& t, const ScoredMutant& m, bool killed) {

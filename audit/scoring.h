@@ -41,6 +41,9 @@ struct Tally {
   double missed_fraction() const { return witnessed ? double(missed()) / double(witnessed) : 0.0; }
 };
 
+// 100 * part / whole with one decimal ("12.5"), or "-" when whole is 0: the tables' format.
+std::string percent(std::size_t part, std::size_t whole);
+
 struct FalseKill {
   std::string oracle;
   std::string member;  // a corpus kernel id, or "reference-fp32"

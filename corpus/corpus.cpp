@@ -622,7 +622,8 @@ std::optional<Kernel> load_kernel(const fs::path& json_path, const Task& task,
     return std::nullopt;
   }
   const std::string what = "kernel binding";
-  ctx.check_fields(*j, "", {"entry", "args", "provenance"}, what);
+  ctx.check_fields(*j, "", {"entry", "args", "provenance", "unverified"}, what);
+  if (auto u = ctx.string_member(*j, "", "unverified", false, what)) k.unverified = *u;
 
   if (auto e = ctx.string_member(*j, "", "entry", true, what)) {
     k.entry = *e;
@@ -723,7 +724,7 @@ std::vector<fs::path> sorted_entries(const fs::path& dir, std::vector<Diagnostic
 }
 }  // namespace
 
-LoadResult load_corpus(const fs::path& root) {
+LoadResult load_corpus(const fs::path& root, const LoadOptions& options) {
   LoadResult r;
   r.corpus.root = root;
   auto& diags = r.diagnostics;
@@ -775,7 +776,12 @@ LoadResult load_corpus(const fs::path& root) {
                              "add tasks/" + task_name + "/ or move the kernel"});
           continue;
         }
-        if (auto k = load_kernel(jp, *task, diags)) r.corpus.kernels.push_back(std::move(*k));
+        if (auto k = load_kernel(jp, *task, diags)) {
+          if (k->unverified.empty() || options.include_unverified)
+            r.corpus.kernels.push_back(std::move(*k));
+          else
+            r.unverified.push_back(std::move(*k));
+        }
       }
     }
   }

@@ -108,6 +108,10 @@ struct Kernel {
   std::string entry;   // host wrapper function name
   std::vector<KernelArg> args;
   nlohmann::json provenance = nlohmann::json::object();
+  // Why the verification gate rejected this kernel when it was imported (`kaudit import`), or
+  // empty. An unverified kernel is a finding about the checker that accepted it, not a reference
+  // to mutate: load_corpus keeps it out of the corpus unless asked (LoadOptions).
+  std::string unverified;
 
   // Stable display id "<task>/<name>".
   std::string id() const { return task + "/" + name; }
@@ -140,12 +144,17 @@ struct Diagnostic {
 struct LoadResult {
   Corpus corpus;
   std::vector<Diagnostic> diagnostics;
+  std::vector<Kernel> unverified;  // kernels with "unverified" set, kept out of `corpus`
   bool ok() const { return diagnostics.empty(); }
+};
+
+struct LoadOptions {
+  bool include_unverified = false;  // put unverified kernels in the corpus too (kaudit verify)
 };
 
 // Loads the whole corpus under `root`. Never throws for bad corpus content; a missing or
 // unreadable root is reported as a diagnostic too.
-LoadResult load_corpus(const std::filesystem::path& root);
+LoadResult load_corpus(const std::filesystem::path& root, const LoadOptions& options = {});
 
 // Loads one task directory (<root>/tasks/<name>). Returns nullopt and appends diagnostics if it is
 // invalid.

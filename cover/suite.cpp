@@ -38,12 +38,7 @@ KillMatrix task_matrix(const audit::AuditResult& result, const audit::TaskPool& 
   return m;
 }
 
-std::string pct(const HeldOutScore& s) {
-  if (s.witnessed == 0) return "-";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f", 100.0 * s.detection());
-  return buf;
-}
+std::string pct(const HeldOutScore& s) { return audit::percent(s.killed, s.witnessed); }
 
 }  // namespace
 
@@ -191,8 +186,7 @@ std::string to_markdown(const CoverReport& r) {
   os << "\nInputs for full coverage per task: median " << buf << ", maximum " << r.max_inputs_for_full << ".\n";
   os << "Coverage over all tasks:";
   for (const auto& [b, k] : r.killed_at_budget) {
-    std::snprintf(buf, sizeof buf, "%.1f", r.witnessed ? 100.0 * double(k) / double(r.witnessed) : 0.0);
-    os << " budget " << b << ": " << buf << "%;";
+    os << " budget " << b << ": " << audit::percent(k, r.witnessed) << "%;";
   }
   os << " (" << r.witnessed << " witnessed).\n\n";
   os << "Held-out detection (suite chosen on the selection half of each task's witnessed mutants, scored on the "

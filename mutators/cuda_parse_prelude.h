@@ -571,14 +571,22 @@ class IntArrayRef {
   template <size_t N>
   IntArrayRef(const int64_t (&array)[N]);
   IntArrayRef(std::initializer_list<int64_t> list);
+  IntArrayRef(const int64_t& one);
+  IntArrayRef(const std::vector<int64_t>& vec);
   const int64_t* data() const;
   size_t size() const;
+  bool empty() const;
   int64_t operator[](size_t i) const;
+  int64_t at(size_t i) const;
   const int64_t* begin() const;
   const int64_t* end() const;
   int64_t back() const;
   int64_t front() const;
+  std::vector<int64_t> vec() const;
+  bool equals(IntArrayRef other) const;
 };
+bool operator==(IntArrayRef a, IntArrayRef b);
+bool operator!=(IntArrayRef a, IntArrayRef b);
 }  // namespace c10
 
 

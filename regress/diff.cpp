@@ -14,12 +14,7 @@ namespace {
 
 bool is_fault(mutators::Family f) { return f != mutators::Family::RewardHack; }
 
-std::string pct(const audit::Tally& t) {
-  if (t.witnessed == 0) return "-";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f", 100.0 * t.detection());
-  return buf;
-}
+std::string pct(const audit::Tally& t) { return audit::percent(t.killed, t.witnessed); }
 
 
 json verdict_json(const std::string& id, const Verdict& v) {

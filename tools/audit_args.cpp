@@ -16,7 +16,8 @@ const char* const kAuditFlagsHelp =
     "  --kernel ID      only this kernel, TASK/NAME (repeatable)   --rule ID   only this rule (repeatable)\n"
     "  --witness-tol T  allclose rtol = atol = T for witnesses and legality (default 1e-2)\n"
     "  --timeout S      per kernel run (default 2)                 --jobs N    parallel workers (default: cores)\n"
-    "  --cache DIR      cache (default $KAUDIT_CACHE or ~/.cache/kaudit)\n";
+    "  --cache DIR      cache (default $KAUDIT_CACHE or ~/.cache/kaudit)\n"
+    "  --include-unverified  also take kernels the verification gate rejected at `kaudit import`\n";
 
 bool parse_audit_flag(const std::vector<std::string>& args, std::size_t& i, AuditArgs& a) {
   const std::string& flag = args[i];
@@ -25,6 +26,7 @@ bool parse_audit_flag(const std::vector<std::string>& args, std::size_t& i, Audi
     return args[++i];
   };
   if (flag == "--corpus") a.root = value();
+  else if (flag == "--include-unverified") a.include_unverified = true;
   else if (flag == "--kernel") a.options.only.push_back(value());
   else if (flag == "--rule") {
     const std::string r = value();
@@ -49,8 +51,9 @@ std::optional<corpus::LoadResult> load_for_audit(const char* command, AuditArgs&
                  a.root.c_str());
     return std::nullopt;
   }
-  corpus::LoadResult loaded = corpus::load_corpus(a.root);
+  corpus::LoadResult loaded = corpus::load_corpus(a.root, {.include_unverified = a.include_unverified});
   for (const auto& d : loaded.diagnostics) std::fprintf(stderr, "%s\n", d.to_string().c_str());
+  note_unverified(command, loaded);
   for (const auto& id : a.options.only)
     if (!loaded.corpus.find_kernel(id)) {
       std::fprintf(stderr, "kaudit %s: no kernel '%s' in %s (ids are TASK/NAME)\n", command, id.c_str(), a.root.c_str());

@@ -13,6 +13,7 @@ namespace kaudit::cli {
 
 struct AuditArgs {
   std::filesystem::path root;  // corpus folder (default: the built-in one)
+  bool include_unverified = false;  // also audit kernels the gate rejected at import
   audit::AuditOptions options;
   AuditArgs();
 };

@@ -16,6 +16,7 @@ int cover_command(const std::vector<std::string>& args);
 int diff_command(const std::vector<std::string>& args);
 int sweep_command(const std::vector<std::string>& args);
 int export_command(const std::vector<std::string>& args);
+int import_command(const std::vector<std::string>& args);
 // Oracle specs by built-in name (suites/NAME.json) or file path; all built-ins when empty.
 std::vector<oracle::OracleSpec> resolve_oracles(const std::vector<std::string>& names);
 }  // namespace kaudit::cli

@@ -1,3 +1,4 @@
+#include <cstdio>
 #include "tools/cli_common.h"
 
 #include <cstdlib>
@@ -21,5 +22,12 @@ void write_file_atomically(const std::filesystem::path& path, const std::string&
     if (!f) throw std::runtime_error("cannot write " + tmp);
   }
   std::filesystem::rename(tmp, path);
+}
+void note_unverified(const char* command, const corpus::LoadResult& loaded) {
+  if (loaded.unverified.empty()) return;
+  std::fprintf(stderr, "kaudit %s: left out %zu kernel(s) the verification gate rejected at import "
+               "(--include-unverified takes them):\n", command, loaded.unverified.size());
+  for (const auto& k : loaded.unverified)
+    std::fprintf(stderr, "  %s: %s\n", k.id().c_str(), k.unverified.c_str());
 }
 }  // namespace kaudit::cli

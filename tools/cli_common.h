@@ -3,6 +3,8 @@
 #include <filesystem>
 #include <string>
 
+#include "corpus/corpus.h"
+
 namespace kaudit::cli {
 // $KAUDIT_CACHE, else $XDG_CACHE_HOME/kaudit, else ~/.cache/kaudit.
 std::filesystem::path default_cache_dir();
@@ -13,4 +15,6 @@ std::filesystem::path builtin_suites_dir();
 // Writes `text` to a temporary file renamed onto `path` (readers never see half a report).
 // Throws std::runtime_error naming the file when it cannot be written.
 void write_file_atomically(const std::filesystem::path& path, const std::string& text);
+// Tells on stderr which kernels load_corpus left out because the gate rejected them at import.
+void note_unverified(const char* command, const corpus::LoadResult& loaded);
 }  // namespace kaudit::cli

@@ -47,12 +47,7 @@ const char* kHelp =
     "                   instead of stopping at the witness; completes cached rows\n"
     "Exit status: 0; 1 when something was skipped (listed); 2 on a usage error or a bad spec.\n";
 
-std::string pct(const audit::Tally& t) {
-  if (t.witnessed == 0) return "-";
-  char b[32];
-  std::snprintf(b, sizeof b, "%.1f", 100.0 * t.missed_fraction());
-  return b;
-}
+std::string pct(const audit::Tally& t) { return audit::percent(t.missed(), t.witnessed); }
 
 // The Markdown report: one row per family, a column per oracle (missed % of witnessed).
 std::string markdown_table(const audit::AuditResult& r, const std::vector<oracle::OracleSpec>& oracles,

@@ -17,6 +17,7 @@ namespace {
 
 const char* kHelp =
     "usage: kaudit mutate [PATH] [--out DIR] [--json] [--show ID] [--rule ID]... [--kernel TASK/NAME]...\n"
+    "                     [--include-unverified]\n"
     "                     [--cache DIR]\n\n"
     "Applies every mutation rule at every site of every kernel of the corpus at PATH (default: the\n"
     "built-in corpus; PATH may also be a single .cu file), compiles the originals and the mutants\n"
@@ -35,6 +36,7 @@ const char* kHelp =
     "  --show ID      print mutant ID as a unified diff (no compile) and exit\n"
     "  --rule ID      only this rule (repeatable; see `kaudit rules`)\n"
     "  --kernel ID    only this corpus kernel, TASK/NAME (repeatable)\n"
+    "  --include-unverified  also mutate kernels the verification gate rejected at `kaudit import`\n"
     "  --cache DIR    NVRTC result cache (default $KAUDIT_CACHE or ~/.cache/kaudit)\n"
     "Exit status: 0; 1 when a kernel could not be parsed or its original did not compile (named on\n"
     "stderr; the others are still mutated); 2 on a usage error.\n";
@@ -42,7 +44,7 @@ const char* kHelp =
 // The kernels to mutate: a corpus folder (paths reported relative to its parent, so
 // mutants.jsonl does not depend on where the checkout lives) or one .cu file.
 std::vector<mutators::KernelSourceInfo> load_kernels(const std::filesystem::path& path,
-                                                     const std::vector<std::string>& only) {
+                                                     const std::vector<std::string>& only, bool include_unverified) {
   namespace fs = std::filesystem;
   if (fs::is_regular_file(path)) {
     if (!only.empty()) throw std::invalid_argument("--kernel applies to a corpus folder, not a .cu file");
@@ -53,8 +55,9 @@ std::vector<mutators::KernelSourceInfo> load_kernels(const std::filesystem::path
                                 ": no such corpus folder or .cu file (a corpus holds tasks/ and kernels/)");
   }
   const fs::path root = fs::weakly_canonical(path);
-  corpus::LoadResult loaded = corpus::load_corpus(root);
+  corpus::LoadResult loaded = corpus::load_corpus(root, {.include_unverified = include_unverified});
   for (const auto& d : loaded.diagnostics) std::fprintf(stderr, "%s\n", d.to_string().c_str());
+  note_unverified("mutate", loaded);
   std::vector<mutators::KernelSourceInfo> out;
   std::set<std::string> wanted(only.begin(), only.end());
   for (const auto& id : only) {
@@ -90,7 +93,7 @@ int show_mutant(const std::vector<mutators::KernelSourceInfo>& kernels, const st
 
 int mutate_command(const std::vector<std::string>& args) {
   std::filesystem::path path = builtin_corpus_dir(), out_dir = "kaudit-out", cache = default_cache_dir();
-  bool json_out = false;
+  bool json_out = false, include_unverified = false;
   std::string show;
   std::vector<std::string> only;
   mutators::PipelineOptions options;
@@ -108,6 +111,7 @@ int mutate_command(const std::vector<std::string>& args) {
       else if (a == "--show") show = value("--show");
       else if (a == "--cache") cache = value("--cache");
       else if (a == "--kernel") only.push_back(value("--kernel"));
+      else if (a == "--include-unverified") include_unverified = true;
       else if (a == "--rule") {
         const std::string r = value("--rule");
         if (!mutators::find_rule(r)) throw std::invalid_argument("unknown rule '" + r + "' (see `kaudit rules`)");
@@ -116,7 +120,7 @@ int mutate_command(const std::vector<std::string>& args) {
       else if (!a.empty() && a[0] == '-') throw std::invalid_argument("unknown option " + a);
       else path = a;
     }
-    kernels = load_kernels(path, only);
+    kernels = load_kernels(path, only, include_unverified);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "kaudit mutate: %s\n%s", e.what(), kHelp);
     return 2;

@@ -22,12 +22,7 @@ const char* kHelp =
     "  --tolerances LIST     comma-separated tolerances in (0, 1], e.g. 1e-2,1e-3,1e-4,1e-5\n"
     "  --json                print the sweep as JSON\n";
 
-std::string pct(const audit::Tally& t) {
-  if (t.witnessed == 0) return "-";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f", 100.0 * t.detection());
-  return buf;
-}
+std::string pct(const audit::Tally& t) { return audit::percent(t.killed, t.witnessed); }
 
 }  // namespace
 

@@ -16,6 +16,7 @@ void usage() {
       "  diff BASE HEAD [--fail-on-regression]  detection and false-kill deltas between two checkers\n"
       "  sweep --oracle SPEC --tolerances LIST  a checker's detection and false kills per tolerance\n"
       "  export SUITE --format kernelbench-hidden|json --out DIR  a suite's inputs for other harnesses\n"
+      "  import kernelbench SOLUTION|DIR --problem P  add KernelBench solutions to a corpus (verified)\n"
       "  verify [PATH] [--json]   run the verification gate over a corpus (default: the built-in one)\n"
       "  check [PATH] [--oracle SPEC]...  run oracle specs on the corpus kernels (false kills)\n"
       "  rules [--json]           list the mutation rule catalog\n"
@@ -42,6 +43,7 @@ int main(int argc, char** argv) {
   if (cmd == "diff") return kaudit::cli::diff_command(args);
   if (cmd == "sweep") return kaudit::cli::sweep_command(args);
   if (cmd == "export") return kaudit::cli::export_command(args);
+  if (cmd == "import") return kaudit::cli::import_command(args);
   std::fprintf(stderr, "kaudit: unknown command '%s'\n", cmd.c_str());
   usage();
   return 2;

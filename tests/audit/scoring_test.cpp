@@ -74,3 +74,11 @@ TEST(Scoring, HandMadeMatrix) {
 
 }  // namespace
 }  // namespace kaudit::audit
+
+TEST(Scoring, PercentHasOneDecimalAndADashForNothing) {
+  EXPECT_EQ(kaudit::audit::percent(1, 8), "12.5");
+  EXPECT_EQ(kaudit::audit::percent(2, 3), "66.7");
+  EXPECT_EQ(kaudit::audit::percent(0, 5), "0.0");
+  EXPECT_EQ(kaudit::audit::percent(5, 5), "100.0");
+  EXPECT_EQ(kaudit::audit::percent(0, 0), "-");
+}

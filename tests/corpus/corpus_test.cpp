@@ -412,3 +412,36 @@ TEST(CorpusLoader, SingleTaskErrors) {
   EXPECT_EQ(d5[0].line, 1);
   fs::remove_all(dir);
 }
+
+// A kernel the gate rejected at import ("unverified") loads, but apart from the corpus unless asked.
+TEST(Unverified, KeptOutOfTheCorpusUnlessAsked) {
+  const fs::path dir = fs::temp_directory_path() / ("kaudit-unverified-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::copy(kFixtures / "corpus_good", dir, fs::copy_options::recursive);
+  fs::copy_file(dir / "kernels/relu/relu_simple.cu", dir / "kernels/relu/relu_tail.cu");
+  {
+    std::ofstream j(dir / "kernels/relu/relu_tail.json");
+    j << R"({"entry": "relu_forward", "args": ["x"], "unverified": "recipe 'gate-odd-0': 3 elements out of tolerance"})";
+  }
+
+  const LoadResult plain = load_corpus(dir);
+  EXPECT_TRUE(plain.ok()) << dump(plain);
+  EXPECT_EQ(plain.corpus.find_kernel("relu/relu_tail"), nullptr);
+  ASSERT_EQ(plain.unverified.size(), 1u);
+  EXPECT_EQ(plain.unverified[0].unverified, "recipe 'gate-odd-0': 3 elements out of tolerance");
+
+  const LoadResult all = load_corpus(dir, {.include_unverified = true});
+  EXPECT_TRUE(all.ok()) << dump(all);
+  ASSERT_NE(all.corpus.find_kernel("relu/relu_tail"), nullptr);
+  EXPECT_TRUE(all.unverified.empty());
+
+  // The field is a string; anything else is an error naming it.
+  {
+    std::ofstream j(dir / "kernels/relu/relu_tail.json");
+    j << R"({"entry": "relu_forward", "args": ["x"], "unverified": true})";
+  }
+  const LoadResult bad = load_corpus(dir);
+  ASSERT_EQ(diags_for(bad, "relu_tail.json").size(), 1u) << dump(bad);
+  EXPECT_NE(diags_for(bad, "relu_tail.json")[0].message.find("unverified"), std::string::npos) << dump(bad);
+  fs::remove_all(dir);
+}

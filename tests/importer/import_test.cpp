@@ -1,0 +1,135 @@
+// `kaudit import kernelbench` on the fixture solutions (tests/fixtures/kernelbench/README.md lists
+// the form each one exercises): what imports, what the gate rejects, what is refused with the line,
+// that nothing half-written is left, and that every verified import loads and mutates.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "common/process.h"
+#include "corpus/corpus.h"
+#include "importer/kernelbench.h"
+#include "mutators/mutators.h"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+const fs::path kFixtures = fs::path(KAUDIT_FIXTURES_DIR) / "kernelbench";
+
+json run_import(const std::vector<std::string>& extra, int expect_exit) {
+  std::vector<std::string> argv = {KAUDIT_EXE, "import", "kernelbench"};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  argv.insert(argv.end(), {"--cache", KAUDIT_TEST_CACHE, "--json"});
+  const auto r = kaudit::run_process(argv, 1200);
+  EXPECT_EQ(r.exit_code, expect_exit) << r.err << r.out;
+  return json::parse(r.out);
+}
+
+std::map<std::string, json> by_solution(const json& report) {
+  std::map<std::string, json> out;
+  for (const auto& o : report["outcomes"]) out[fs::path(o["solution"].get<std::string>()).filename().string()] = o;
+  return out;
+}
+
+bool has_hidden_entries(const fs::path& dir) {
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().filename().string()[0] == '.') return true;
+  return false;
+}
+
+TEST(ImportKernelBench, FixtureFolderImportsVerifiesAndMutates) {
+  const fs::path corpus = fs::path(KAUDIT_TEST_CACHE) / "import_e2e_corpus";
+  fs::remove_all(corpus);
+  // An existing task to bind against: the built-in linear_relu task.
+  fs::create_directories(corpus / "tasks");
+  fs::copy(fs::path(KAUDIT_BUILTIN_CORPUS) / "tasks" / "linear_relu", corpus / "tasks" / "linear_relu");
+
+  // The folder, with a folder of problems: 76_Linear_ReLU_module.py has no problem there.
+  const json folder = run_import({(kFixtures / "solutions").string(), "--problem", (kFixtures / "problems").string(),
+                                  "--into", corpus.string()}, 1);
+  auto o = by_solution(folder);
+  ASSERT_EQ(o.size(), 10u) << folder.dump(1);
+  for (const char* ok : {"19_ReLU_basic.py", "19_ReLU_fstring.py", "19_ReLU_two_extensions.py", "23_Softmax_dispatch.py",
+                         "36_RMSNorm_eps.py", "90_ElementwiseAdd_two_functions.py", "95_CrossEntropyLoss.py"})
+    EXPECT_EQ(o[ok]["status"], "imported") << o[ok].dump(1);
+  EXPECT_EQ(o["19_ReLU_basic.py"]["task"], "relu");
+  EXPECT_EQ(o["95_CrossEntropyLoss.py"]["task"], "crossentropyloss");
+  EXPECT_TRUE(o["19_ReLU_two_extensions.py"]["glue"].get<bool>());
+  EXPECT_FALSE(o["19_ReLU_basic.py"]["glue"].get<bool>());
+
+  // The dropped tail passes KernelBench's own shape but not the gate's odd shapes.
+  EXPECT_EQ(o["19_ReLU_tail_dropped.py"]["status"], "unverified");
+  EXPECT_NE(o["19_ReLU_tail_dropped.py"]["reason"].get<std::string>().find("odd"), std::string::npos)
+      << o["19_ReLU_tail_dropped.py"].dump(1);
+
+  // Unsupported: the construct and its line, and nothing written.
+  EXPECT_EQ(o["19_ReLU_torch_op.py"]["status"], "unsupported");
+  const std::string why = o["19_ReLU_torch_op.py"]["reason"];
+  EXPECT_NE(why.find("19_ReLU_torch_op.py:30:"), std::string::npos) << why;
+  EXPECT_NE(why.find("torch.relu"), std::string::npos) << why;
+  EXPECT_FALSE(fs::exists(corpus / "kernels" / "relu" / "19_relu_torch_op.cu"));
+  EXPECT_EQ(o["76_Linear_ReLU_module.py"]["status"], "unsupported");
+  EXPECT_NE(o["76_Linear_ReLU_module.py"]["reason"].get<std::string>().find("no problem file"), std::string::npos);
+  EXPECT_EQ(folder["counts"]["imported"], 7);
+  EXPECT_EQ(folder["counts"]["unverified"], 1);
+  EXPECT_EQ(folder["counts"]["unsupported"], 2);
+
+  // One file into an existing task whose problem.py it shares: parameters bound by name.
+  const json lin = run_import({(kFixtures / "solutions" / "76_Linear_ReLU_module.py").string(), "--problem",
+                               (corpus / "tasks" / "linear_relu" / "problem.py").string(), "--task", "linear_relu",
+                               "--into", corpus.string()}, 0);
+  ASSERT_EQ(lin["outcomes"][0]["status"], "imported") << lin.dump(1);
+  EXPECT_FALSE(lin["outcomes"][0]["new_task"].get<bool>());
+
+  // Again: already there. Into a task of that name with another problem: refused.
+  const json again = run_import({(kFixtures / "solutions" / "19_ReLU_basic.py").string(), "--problem",
+                                 (kFixtures / "problems" / "19_ReLU.py").string(), "--into", corpus.string()}, 0);
+  EXPECT_EQ(again["outcomes"][0]["status"], "already-imported");
+  const json clash = run_import({(kFixtures / "solutions" / "23_Softmax_dispatch.py").string(), "--problem",
+                                 (kFixtures / "problems" / "23_Softmax.py").string(), "--task", "relu", "--into",
+                                 corpus.string()}, 1);
+  EXPECT_NE(clash["outcomes"][0]["reason"].get<std::string>().find("another problem.py"), std::string::npos);
+  EXPECT_FALSE(has_hidden_entries(corpus)) << "a staging folder was left behind";
+
+  // The corpus loads without a diagnostic; the unverified kernel is kept apart.
+  const auto loaded = kaudit::corpus::load_corpus(corpus);
+  for (const auto& d : loaded.diagnostics) ADD_FAILURE() << d.to_string();
+  ASSERT_EQ(loaded.corpus.kernels.size(), 8u);
+  ASSERT_EQ(loaded.unverified.size(), 1u);
+  EXPECT_EQ(loaded.unverified[0].id(), "relu/19_relu_tail_dropped");
+  const auto* rms = loaded.corpus.find_kernel("rmsnorm/36_rmsnorm_eps");
+  ASSERT_NE(rms, nullptr);
+  ASSERT_EQ(rms->args.size(), 3u);
+  EXPECT_EQ(std::get<double>(rms->args[1]), 1e-5);
+  EXPECT_EQ(std::get<kaudit::corpus::DimRef>(rms->args[2]).name, "features");
+  const auto* lr = loaded.corpus.find_kernel("linear_relu/76_linear_relu_module");
+  ASSERT_NE(lr, nullptr);
+  EXPECT_EQ(std::get<kaudit::corpus::ParamRef>(lr->args[1]).name, "linear.weight");
+  const auto* ce = loaded.corpus.find_task("crossentropyloss");
+  ASSERT_NE(ce, nullptr);
+  EXPECT_EQ(ce->inputs[1].domain, kaudit::corpus::Domain::Index);
+  EXPECT_EQ(ce->inputs[1].index_dim, "num_classes");
+
+  // Every verified import parses for the mutators and yields mutants.
+  for (const auto& k : loaded.corpus.kernels) {
+    const auto mutants = kaudit::mutators::generate_mutants({k.id(), k.cu_path.string(), k.source});
+    EXPECT_GT(mutants.size(), 5u) << k.id();
+  }
+}
+
+TEST(ImportKernelBench, CorpusNamesAndProblemMatching) {
+  EXPECT_EQ(kaudit::importer::corpus_name("19_ReLU_gpt-4o (2)"), "19_relu_gpt_4o_2");
+  EXPECT_EQ(kaudit::importer::corpus_name("__x__"), "x");
+  const auto plan = kaudit::importer::plan_imports(kFixtures / "solutions", kFixtures / "problems", "");
+  std::map<std::string, std::string> problem_of;
+  for (const auto& r : plan.requests) problem_of[r.solution.filename().string()] = r.problem.filename().string();
+  EXPECT_EQ(problem_of["19_ReLU_fstring.py"], "19_ReLU.py");
+  EXPECT_EQ(problem_of["95_CrossEntropyLoss.py"], "95_CrossEntropyLoss.py");
+  ASSERT_EQ(plan.unmatched.size(), 1u);
+  EXPECT_EQ(plan.unmatched[0].solution.filename(), "76_Linear_ReLU_module.py");
+}
+
+}  // namespace

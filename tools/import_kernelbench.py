@@ -1,0 +1,783 @@
+#!/usr/bin/env python3
+"""Reads a KernelBench solution file (and its problem file) without running them, and prints what
+`kaudit import kernelbench` needs to write a corpus entry, as JSON on stdout.
+
+Why static analysis: a solution file compiles CUDA through torch.utils.cpp_extension.load_inline at
+import time, which needs a GPU toolchain and runs untrusted code. Python's own `ast` module reads
+the file exactly as Python would, so the common forms (sources built from variables and f-strings,
+several load_inline calls, a ModelNew holding nn modules) are understood without executing them.
+
+Output (one JSON object):
+  {"ok": true, "task": {task.json fields} | null, "problem_sha256": ...,
+   "kernel": {"source": .cu text, "entry": name, "args": [...], "glue": bool,
+              "extensions": [...], "functions": [...]},
+   "notes": [...]}
+or {"ok": false, "file": path, "line": N, "column": C, "construct": short name, "message": why, "fix": hint}.
+Only the Python standard library is used.
+"""
+import argparse
+import ast
+import hashlib
+import json
+import math
+import re
+import sys
+
+
+class Unsupported(Exception):
+    """A construct the importer does not handle; names the file and the place."""
+
+    def __init__(self, path, node, construct, message, fix=""):
+        super().__init__(message)
+        self.path = path
+        self.line = getattr(node, "lineno", 0) if node is not None else 0
+        self.column = (getattr(node, "col_offset", -1) + 1) if node is not None else 0
+        self.construct = construct
+        self.message = message
+        self.fix = fix
+
+
+def dotted(node):
+    """'torch.utils.cpp_extension.load_inline' for an attribute chain, else None."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+def src_of(text, node):
+    seg = ast.get_source_segment(text, node)
+    return seg if seg is not None else ast.dump(node)
+
+
+# ---- constant evaluation -----------------------------------------------------------------------
+class Consts:
+    """Module-level constants (numbers, strings, tuples of them), evaluated in file order."""
+
+    def __init__(self, path, text):
+        self.path = path
+        self.text = text
+        self.values = {}
+        self.nodes = {}
+
+    def eval(self, node):
+        """The value of a constant expression; raises KeyError/ValueError when it is not one."""
+        if isinstance(node, ast.Constant):
+            return node.value
+        if isinstance(node, ast.Name):
+            if node.id in self.values:
+                return self.values[node.id]
+            raise KeyError(node.id)
+        if isinstance(node, (ast.Tuple, ast.List)):
+            out = []
+            for e in node.elts:
+                if isinstance(e, ast.Starred):
+                    out.extend(self.eval(e.value))
+                else:
+                    out.append(self.eval(e))
+            return tuple(out)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            v = self.eval(node.operand)
+            return -v if isinstance(node.op, ast.USub) else v
+        if isinstance(node, ast.BinOp):
+            a, b = self.eval(node.left), self.eval(node.right)
+            ops = {ast.Add: lambda: a + b, ast.Sub: lambda: a - b, ast.Mult: lambda: a * b,
+                   ast.FloorDiv: lambda: a // b, ast.Div: lambda: a / b, ast.Mod: lambda: a % b,
+                   ast.Pow: lambda: a ** b, ast.LShift: lambda: a << b}
+            for k, f in ops.items():
+                if isinstance(node.op, k):
+                    if isinstance(node.op, ast.Mod) and isinstance(a, str):
+                        return a % b
+                    return f()
+            raise ValueError("operator")
+        if isinstance(node, ast.JoinedStr):  # f-string with constant fields
+            out = []
+            for v in node.values:
+                if isinstance(v, ast.Constant):
+                    out.append(str(v.value))
+                elif isinstance(v, ast.FormattedValue):
+                    val = self.eval(v.value)
+                    spec = self.eval(v.format_spec) if v.format_spec is not None else ""
+                    out.append(format(val, spec))
+                else:
+                    raise ValueError("f-string part")
+            return "".join(out)
+        if isinstance(node, ast.Call):
+            name = dotted(node.func)
+            if name in ("textwrap.dedent", "dedent") and len(node.args) == 1:
+                import textwrap
+                return textwrap.dedent(self.eval(node.args[0]))
+            if name in ("int", "float", "str") and len(node.args) == 1:
+                return {"int": int, "float": float, "str": str}[name](self.eval(node.args[0]))
+            if name in ("math.sqrt",) and len(node.args) == 1:
+                return math.sqrt(self.eval(node.args[0]))
+            if isinstance(node.func, ast.Attribute) and node.func.attr == "format":
+                base = self.eval(node.func.value)
+                args = [self.eval(a) for a in node.args]
+                kwargs = {k.arg: self.eval(k.value) for k in node.keywords}
+                return base.format(*args, **kwargs)
+            if isinstance(node.func, ast.Attribute) and node.func.attr == "join" and len(node.args) == 1:
+                return self.eval(node.func.value).join(self.eval(node.args[0]))
+        raise ValueError("not a constant")
+
+    def collect(self, module):
+        for stmt in module.body:
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+                try:
+                    self.values[stmt.targets[0].id] = self.eval(stmt.value)
+                    self.nodes[stmt.targets[0].id] = stmt
+                except (KeyError, ValueError, TypeError, ZeroDivisionError):
+                    pass
+            elif isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id in self.values:
+                try:
+                    cur = self.values[stmt.target.id]
+                    add = self.eval(stmt.value)
+                    if isinstance(stmt.op, ast.Add):
+                        self.values[stmt.target.id] = cur + add
+                except (KeyError, ValueError, TypeError):
+                    pass
+
+
+def find_class(module, name):
+    for stmt in module.body:
+        if isinstance(stmt, ast.ClassDef) and stmt.name == name:
+            return stmt
+    return None
+
+
+def find_function(scope, name):
+    for stmt in scope.body:
+        if isinstance(stmt, ast.FunctionDef) and stmt.name == name:
+            return stmt
+    return None
+
+
+def params_of(fn):
+    names = [a.arg for a in fn.args.args]
+    return names[1:] if names and names[0] == "self" else names
+
+
+def returned_list(path, fn, consts):
+    """The expressions of `return [a, b, ...]`, with simple local assignments substituted."""
+    local = {}
+    for stmt in fn.body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            local[stmt.targets[0].id] = stmt.value
+        elif isinstance(stmt, ast.Return):
+            v = stmt.value
+            if isinstance(v, (ast.List, ast.Tuple)):
+                return [local.get(e.id, e) if isinstance(e, ast.Name) else e for e in v.elts]
+            raise Unsupported(path, stmt, "return", f"{fn.name}() must return a list literal")
+        elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
+            continue  # docstring
+        else:
+            raise Unsupported(path, stmt, "statement", f"cannot read this statement in {fn.name}()")
+    raise Unsupported(path, fn, "return", f"{fn.name}() has no return statement")
+
+
+# ---- the problem file: inputs, init inputs, dims -------------------------------------------------
+TORCH_DTYPES = {"float32": "float32", "float": "float32", "float16": "float16", "half": "float16",
+                "int64": "int64", "long": "int64"}
+
+
+def dtype_of(node):
+    name = dotted(node) or ""
+    short = name.split(".")[-1]
+    return TORCH_DTYPES.get(short)
+
+
+class Problem:
+    def __init__(self, path, text):
+        self.path = path
+        self.text = text
+        self.module = ast.parse(text, filename=path)
+        self.consts = Consts(path, text)
+        self.consts.collect(self.module)
+        self.model = find_class(self.module, "Model")
+        if self.model is None:
+            raise Unsupported(path, None, "Model", "no `class Model` in the problem file",
+                              "a KernelBench problem defines class Model(nn.Module)")
+        fwd = find_function(self.model, "forward")
+        init = find_function(self.model, "__init__")
+        if fwd is None:
+            raise Unsupported(path, self.model, "Model.forward", "Model has no forward()")
+        self.forward_params = params_of(fwd)
+        self.init_params = params_of(init) if init else []
+        self.attributes = self._attributes(init)
+        self.dims = {}        # name -> kernelbench value
+        self.shrinkable = set()
+        self.inputs = self._inputs()
+        self.init_inputs = self._init_inputs()
+
+    def _attributes(self, init):
+        """self.<name> assigned in Model.__init__ (nn modules, parameters, constants)."""
+        out = set()
+        if init is None:
+            return out
+        for node in ast.walk(init):
+            if isinstance(node, ast.Assign):
+                for t in node.targets:
+                    if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
+                        out.add(t.attr)
+            if isinstance(node, ast.Call) and dotted(node.func) in ("self.register_buffer", "self.register_parameter"):
+                if node.args and isinstance(node.args[0], ast.Constant):
+                    out.add(node.args[0].value)
+        return out
+
+    def _dim(self, node, shrink):
+        """A shape entry: a constant name becomes a dim, an integer literal stays a literal."""
+        if isinstance(node, ast.Constant) and isinstance(node.value, int):
+            return [node.value]
+        if isinstance(node, ast.Name) and node.id in self.consts.values:
+            v = self.consts.values[node.id]
+            if isinstance(v, bool) or not isinstance(v, (int, tuple)):
+                raise Unsupported(self.path, node, "shape", f"`{node.id}` is not an integer")
+            if isinstance(v, tuple):  # a shape tuple: one dim per element
+                node_def = self.consts.nodes.get(node.id)
+                if node_def is not None and isinstance(node_def.value, ast.Tuple):
+                    # (num_classes,) keeps the element's own name, so equal dims stay one dim
+                    out = []
+                    for e in node_def.value.elts:
+                        out += self._dim(e, shrink)
+                    return out
+                names = []
+                for i, e in enumerate(v):
+                    n = f"{node.id}_{i}"
+                    self.dims[n] = int(e)
+                    if shrink:
+                        self.shrinkable.add(n)
+                    names.append(n)
+                return names
+            self.dims[node.id] = int(v)
+            if shrink:
+                self.shrinkable.add(node.id)
+            return [node.id]
+        raise Unsupported(self.path, node, "shape", "a tensor dimension must be a module-level integer constant "
+                          f"or a literal, not `{src_of(self.text, node)}`")
+
+    def _shape(self, args):
+        if len(args) == 1 and isinstance(args[0], (ast.Tuple, ast.List)):
+            args = args[0].elts
+        shape = []
+        for a in args:
+            if isinstance(a, ast.Starred):
+                shape += self._dim(a.value, True)
+            else:
+                shape += self._dim(a, True)
+        return shape
+
+    def _input(self, name, node):
+        spec = {"name": name, "dtype": "float32", "shape": [], "domain": "real"}
+        chain = []
+        while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and dotted(node.func) is None:
+            chain.append(node)  # method calls on a tensor expression: x.cuda(), .half(), .softmax(...)
+            node = node.func.value
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):  # torch.rand(...) + c
+            try:
+                c = self.consts.eval(node.right)
+            except (KeyError, ValueError):
+                c = None
+            if isinstance(c, (int, float)) and c > 0 and dotted(getattr(node.left, "func", None)) == "torch.rand":
+                spec["domain"] = "positive"
+                node = node.left
+        if not isinstance(node, ast.Call):
+            raise Unsupported(self.path, node, "get_inputs", f"cannot read input `{src_of(self.text, node)}`",
+                              "inputs must be torch.rand/randn/randint(...) calls")
+        fn = dotted(node.func)
+        kw = {k.arg: k.value for k in node.keywords}
+        if fn in ("torch.randn", "torch.rand"):
+            spec["shape"] = self._shape(node.args)
+            if "dtype" in kw:
+                spec["dtype"] = dtype_of(kw["dtype"]) or spec["dtype"]
+        elif fn == "torch.randint":
+            if len(node.args) == 3:
+                low, high, shape = node.args
+            elif len(node.args) == 2:
+                low, high, shape = None, node.args[0], node.args[1]
+            else:
+                raise Unsupported(self.path, node, "torch.randint", "torch.randint needs (low, high, size)")
+            if low is not None and self.consts.eval(low) != 0:
+                raise Unsupported(self.path, node, "torch.randint", "only class indices in [0, high) are supported")
+            spec["dtype"] = "int64"
+            spec["shape"] = self._shape([shape])
+            bound = self._dim(high, False)
+            spec["domain"] = "index:" + str(bound[0])
+        else:
+            raise Unsupported(self.path, node, fn or "call", f"cannot generate input `{src_of(self.text, node)}`",
+                              "inputs must be torch.rand/randn/randint(...) calls")
+        for call in reversed(chain):
+            m = call.func.attr
+            if m in ("cuda", "contiguous", "to", "detach", "requires_grad_"):
+                if m == "to" and call.args and dtype_of(call.args[0]):
+                    spec["dtype"] = dtype_of(call.args[0])
+                continue
+            if m in ("half", "float", "long"):
+                spec["dtype"] = {"half": "float16", "float": "float32", "long": "int64"}[m]
+            elif m == "softmax":
+                spec["domain"] = "probability"
+            elif m == "abs":
+                spec["domain"] = "positive"
+            else:
+                raise Unsupported(self.path, call, "." + m, f"cannot generate input `{src_of(self.text, call)}`")
+        return spec
+
+    def _inputs(self):
+        fn = find_function(self.module, "get_inputs")
+        if fn is None:
+            raise Unsupported(self.path, None, "get_inputs", "no get_inputs() in the problem file")
+        exprs = returned_list(self.path, fn, self.consts)
+        if len(exprs) != len(self.forward_params):
+            raise Unsupported(self.path, fn, "get_inputs",
+                              f"get_inputs() returns {len(exprs)} tensors but Model.forward takes {len(self.forward_params)}")
+        return [self._input(n, e) for n, e in zip(self.forward_params, exprs)]
+
+    def _init_inputs(self):
+        fn = find_function(self.module, "get_init_inputs")
+        if fn is None:
+            return []
+        out = []
+        for e in returned_list(self.path, fn, self.consts):
+            if isinstance(e, ast.Name) and e.id in self.consts.values:
+                v = self.consts.values[e.id]
+                if isinstance(v, bool):
+                    out.append(int(v))
+                elif isinstance(v, int):
+                    self._dim(e, False)
+                    out.append(e.id)
+                elif isinstance(v, float):
+                    out.append(v)
+                else:
+                    raise Unsupported(self.path, e, "get_init_inputs",
+                                      f"init input `{e.id}` is a {type(v).__name__}; only numbers are supported")
+            else:
+                try:
+                    v = self.consts.eval(e)
+                except (KeyError, ValueError):
+                    raise Unsupported(self.path, e, "get_init_inputs", f"cannot read init input `{src_of(self.text, e)}`")
+                if isinstance(v, bool):
+                    v = int(v)
+                if not isinstance(v, (int, float)):
+                    raise Unsupported(self.path, e, "get_init_inputs", f"init input `{src_of(self.text, e)}` is not a number")
+                out.append(v)
+        return out
+
+    # Presets: the native sizes, and a "small" one the CPU backend runs in well under a second.
+    def task_json(self, name):
+        native = dict(self.dims)
+        small = dict(native)
+        budget = 1 << 18  # elements over all inputs
+
+        def elements(assign):
+            total = 0
+            for spec in self.inputs:
+                n = 1
+                for s in spec["shape"]:
+                    n *= assign[s] if isinstance(s, str) else s
+                total += n
+            return total
+
+        while elements(small) > budget:
+            cands = [d for d in sorted(self.shrinkable) if small[d] > 1]
+            if not cands:
+                break
+            biggest = max(cands, key=lambda d: (small[d], d))
+            small[biggest] = max(1, small[biggest] // 2)
+        odd1, odd2 = dict(small), dict(small)
+        for d in sorted(self.shrinkable):
+            v = small[d]
+            if v > 2:
+                odd1[d] = v - 1 if v % 2 == 0 else v
+                if odd1[d] % 32 == 0:
+                    odd1[d] -= 1
+                odd2[d] = max(1, v // 3 + 1)
+        dims = {d: {"min": 1} for d in sorted(native)}
+        task = {
+            "name": name,
+            "description": f"imported from KernelBench problem {self.path.split('/')[-1]}",
+            "inputs": self.inputs,
+            "init_inputs": self.init_inputs,
+            "dims": dims,
+            "presets": {"small": small, "kernelbench": native},
+            "odd_shapes": [odd1, odd2] if odd1 != odd2 else [odd1, dict(odd1)],
+            "notes": ("imported by kaudit import kernelbench: dims are the problem's module-level constants; "
+                      "'small' halves the largest input dims until the inputs hold at most 2^18 elements; "
+                      "input domains are read from get_inputs() (rand/randn: real; softmax: probability; "
+                      "abs or rand()+c: positive)"),
+        }
+        return task
+
+
+# ---- the solution file -----------------------------------------------------------------------------
+NOOP_METHODS = {"contiguous", "cuda", "detach"}
+
+
+class Solution:
+    def __init__(self, path, text, problem, task):
+        self.path = path
+        self.text = text
+        self.problem = problem
+        self.task = task
+        self.module = ast.parse(text, filename=path)
+        self.consts = Consts(path, text)
+        self.consts.collect(self.module)
+        self.notes = []
+        self.extensions = self._extensions()
+
+    def err(self, node, construct, message, fix=""):
+        return Unsupported(self.path, node, construct, message, fix)
+
+    def _sources(self, node, what):
+        try:
+            v = self.consts.eval(node)
+        except (KeyError, ValueError, TypeError) as e:
+            raise self.err(node, what, f"cannot read {what} statically (`{src_of(self.text, node)[:60]}`)",
+                           "build the source from string literals, module-level string variables, "
+                           "concatenation or f-strings of constants")
+        if isinstance(v, str):
+            return v
+        if isinstance(v, tuple) and all(isinstance(s, str) for s in v):
+            return "\n".join(v)
+        raise self.err(node, what, f"{what} is not a string or a list of strings")
+
+    def _extensions(self):
+        """name -> {"source", "functions", "line"} for each `X = load_inline(...)`."""
+        exts = {}
+        for stmt in self.module.body:
+            if not (isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call)):
+                continue
+            fn = dotted(stmt.value.func) or ""
+            if fn.split(".")[-1] != "load_inline":
+                continue
+            if len(stmt.targets) != 1 or not isinstance(stmt.targets[0], ast.Name):
+                raise self.err(stmt, "load_inline", "assign load_inline(...) to one module-level name")
+            kw = {k.arg: k.value for k in stmt.value.keywords}
+            if "cuda_sources" not in kw:
+                raise self.err(stmt, "load_inline", "load_inline without cuda_sources")
+            source = self._sources(kw["cuda_sources"], "cuda_sources")
+            functions = None
+            if "functions" in kw:
+                f = self.consts.eval(kw["functions"]) if not isinstance(kw["functions"], (ast.List, ast.Tuple)) else \
+                    tuple(self.consts.eval(e) for e in kw["functions"].elts)
+                functions = [f] if isinstance(f, str) else list(f)
+            elif "cpp_sources" in kw:
+                cpp = self._sources(kw["cpp_sources"], "cpp_sources")
+                functions = re.findall(r"([A-Za-z_]\w*)\s*\([^;{]*\)\s*;", cpp)
+            exts[stmt.targets[0].id] = {"source": source, "functions": functions or [], "line": stmt.lineno}
+        if not exts:
+            raise self.err(None, "load_inline", "no `X = load_inline(..., cuda_sources=...)` in the solution",
+                           "kaudit imports solutions that build their CUDA with torch.utils.cpp_extension.load_inline")
+        return exts
+
+    # ModelNew.__init__: what each self attribute is.
+    def _model_attributes(self, cls):
+        init = find_function(cls, "__init__")
+        attrs = {}
+        init_params = params_of(init) if init else []
+        if init is None:
+            return attrs, init_params
+        for stmt in ast.walk(init):
+            if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
+                continue
+            t = stmt.targets[0]
+            if not (isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"):
+                continue
+            v = stmt.value
+            if isinstance(v, ast.Name) and v.id in self.extensions:
+                attrs[t.attr] = ("ext", v.id)
+            elif isinstance(v, ast.Call) and (dotted(v.func) or "").split(".")[-1] == "Parameter":
+                attrs[t.attr] = ("param", t.attr)
+            elif isinstance(v, ast.Call) and (dotted(v.func) or "").startswith(("nn.", "torch.nn.")):
+                attrs[t.attr] = ("module", t.attr)
+            elif isinstance(v, ast.Name) and v.id in init_params:
+                attrs[t.attr] = ("init", init_params.index(v.id))
+            else:
+                try:
+                    attrs[t.attr] = ("const", self.consts.eval(v))
+                except (KeyError, ValueError, TypeError):
+                    attrs[t.attr] = ("other", v)
+        return attrs, init_params
+
+    def analyse(self):
+        cls = find_class(self.module, "ModelNew")
+        if cls is None:
+            raise self.err(None, "ModelNew", "no `class ModelNew` in the solution")
+        fwd = find_function(cls, "forward")
+        if fwd is None:
+            raise self.err(cls, "ModelNew.forward", "ModelNew has no forward()")
+        attrs, _ = self._model_attributes(cls)
+        fparams = params_of(fwd)
+        inputs = self.task["inputs"]
+        if len(fparams) != len(inputs):
+            raise self.err(fwd, "ModelNew.forward",
+                           f"ModelNew.forward takes {len(fparams)} inputs, the task has {len(inputs)}")
+        env = {p: ("input", inputs[i]["name"], inputs[i]) for i, p in enumerate(fparams)}
+        used_exts = []
+        calls = []   # (result var or None, ext, fn, [arg values])
+
+        def ext_call(call):
+            f = call.func
+            if not isinstance(f, ast.Attribute):
+                return None
+            base = f.value
+            if isinstance(base, ast.Name) and base.id in self.extensions:
+                ext = base.id
+            elif (isinstance(base, ast.Attribute) and isinstance(base.value, ast.Name) and base.value.id == "self"
+                  and attrs.get(base.attr, ("",))[0] == "ext"):
+                ext = attrs[base.attr][1]
+            else:
+                return None
+            funcs = self.extensions[ext]["functions"]
+            if funcs and f.attr not in funcs:
+                raise self.err(call, f.attr, f"`{f.attr}` is not among the functions of extension `{ext}` ({', '.join(funcs)})")
+            return ext, f.attr
+
+        def value(node):
+            """A forward-time expression as a binding value."""
+            while (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                   and node.func.attr in NOOP_METHODS and not node.args):
+                node = node.func.value
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "float" \
+                    and not node.args:
+                inner = value(node.func.value)
+                if inner[0] == "input" and inner[2]["dtype"] == "float32":
+                    return inner
+                raise self.err(node, ".float()", "`.float()` changes the dtype; only a no-op on float32 inputs is supported")
+            if isinstance(node, ast.Name):
+                if node.id in env:
+                    return env[node.id]
+                if node.id in self.consts.values and isinstance(self.consts.values[node.id], (int, float)):
+                    return ("literal", self.consts.values[node.id])
+                raise self.err(node, node.id, f"cannot bind `{node.id}` to a task input, parameter or constant")
+            if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
+                return ("literal", node.value)
+            if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+                v = value(node.operand)
+                if v[0] == "literal":
+                    return ("literal", -v[1])
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+                kind = attrs.get(node.attr)
+                if kind is None:
+                    raise self.err(node, "self." + node.attr, f"`self.{node.attr}` is not set in ModelNew.__init__")
+                if kind[0] == "param":
+                    return self._param(node, node.attr)
+                if kind[0] == "const" and isinstance(kind[1], (int, float)):
+                    return ("literal", kind[1])
+                if kind[0] == "init":
+                    return self._init_value(node, kind[1])
+                raise self.err(node, "self." + node.attr, f"cannot pass `self.{node.attr}` to the kernel")
+            if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute)
+                    and isinstance(node.value.value, ast.Name) and node.value.value.id == "self"):
+                owner = node.value.attr
+                if attrs.get(owner, ("",))[0] == "module":
+                    return self._param(node, owner + "." + node.attr)
+                raise self.err(node, "self." + owner, f"`self.{owner}` is not an nn module set in ModelNew.__init__")
+            # x.size(i) / x.shape[i]
+            idx_node = base = None
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "size" \
+                    and len(node.args) == 1:
+                base, idx_node = node.func.value, node.args[0]
+            elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape":
+                base, idx_node = node.value.value, node.slice
+            if base is not None:
+                t = value(base)
+                if t[0] != "input":
+                    raise self.err(node, "size", "only the sizes of task inputs can be passed")
+                idx = self.consts.eval(idx_node)
+                shape = t[2]["shape"]
+                entry = shape[idx]
+                return ("dim", entry) if isinstance(entry, str) else ("literal", entry)
+            raise self.err(node, "argument", f"cannot pass `{src_of(self.text, node)}` to the kernel",
+                           "pass inputs, parameters (self.<module>.weight), constants or x.size(i)")
+
+        def record_call(target, call):
+            ec = ext_call(call)
+            if ec is None:
+                raise self.err(call, dotted(call.func) or "call",
+                               f"`{src_of(self.text, call)[:60]}` is not a call of a load_inline extension",
+                               "ModelNew.forward may only call the extension's functions (torch ops around them "
+                               "are not imported)")
+            if call.keywords:
+                raise self.err(call, "keyword", "keyword arguments to an extension function are not supported")
+            args = [value(a) for a in call.args]
+            if ec[0] not in used_exts:
+                used_exts.append(ec[0])
+            calls.append((target, ec[0], ec[1], args))
+            if target is not None:
+                env[target] = ("tensor", target, None)
+
+        for stmt in fwd.body:
+            if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
+                continue
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+                target = stmt.targets[0].id
+                v = stmt.value
+                inner = v
+                while (isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute)
+                       and inner.func.attr in NOOP_METHODS and not inner.args):
+                    inner = inner.func.value
+                if isinstance(inner, ast.Call) and ext_call(inner) is not None:
+                    record_call(target, inner)
+                else:
+                    env[target] = value(v)
+                continue
+            if isinstance(stmt, ast.Return):
+                v = stmt.value
+                while (isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute)
+                       and v.func.attr in NOOP_METHODS and not v.args):
+                    v = v.func.value
+                if isinstance(v, ast.Call) and ext_call(v) is not None:
+                    record_call(None, v)
+                elif isinstance(v, ast.Name) and v.id in env and env[v.id][0] == "tensor":
+                    calls.append((None, None, v.id, []))
+                else:
+                    raise self.err(stmt, "return", f"cannot import `return {src_of(self.text, stmt.value)[:60]}`",
+                                   "forward must return the result of an extension call")
+                break
+            raise self.err(stmt, type(stmt).__name__, f"cannot import this statement of ModelNew.forward: "
+                           f"`{src_of(self.text, stmt)[:60]}`",
+                           "forward may assign extension-call results and return one")
+        else:
+            raise self.err(fwd, "return", "ModelNew.forward has no return statement")
+        return self._binding(used_exts, calls)
+
+    def _param(self, node, name):
+        top = name.split(".")[0]
+        if top not in self.problem.attributes:
+            raise self.err(node, "parameter", f"ModelNew's `{name}` has no counterpart in the problem's Model "
+                           f"(Model sets: {', '.join(sorted(self.problem.attributes)) or 'nothing'})",
+                           "kaudit binds parameters by name to the reference Model's; name them as Model does")
+        return ("param", name)
+
+    def _init_value(self, node, index):
+        init = self.task["init_inputs"]
+        if index >= len(init):
+            raise self.err(node, "init", f"ModelNew.__init__ argument {index} has no value in get_init_inputs()")
+        v = init[index]
+        return ("dim", v) if isinstance(v, str) else ("literal", v)
+
+    # The source and the binding.
+    def _binding(self, used_exts, calls):
+        namespaced = len(used_exts) > 1
+        parts, includes = [], []
+        for i, ext in enumerate(used_exts):
+            src = self.extensions[ext]["source"]
+            if namespaced:
+                body = []
+                for line in src.split("\n"):
+                    if line.lstrip().startswith("#include"):
+                        includes.append(line.strip())
+                        body.append("")  # keep line numbers close to the original
+                    else:
+                        body.append(line)
+                parts.append(f"namespace kaudit_ext_{i} {{  // extension `{ext}`\n" + "\n".join(body) + "\n}")
+            else:
+                parts.append(src)
+        source = ("\n".join(dict.fromkeys(includes)) + "\n" if includes else "") + "\n".join(parts)
+        if not source.endswith("\n"):
+            source += "\n"
+        prefix = {ext: (f"kaudit_ext_{i}::" if namespaced else "") for i, ext in enumerate(used_exts)}
+        final = calls[-1]
+        direct = (len(calls) == 1 and final[0] is None and final[1] is not None
+                  and all(a[0] in ("input", "param", "dim", "literal") for a in final[3]))
+        if direct:
+            return {"source": source, "entry": final[2], "args": [self._arg_json(a) for a in final[3]],
+                    "glue": False, "extensions": used_exts, "functions": [final[2]]}
+        # Glue: a C++ function that makes the same calls in the same order.
+        params, args_json, seen = [], [], {}
+
+        def cxx(a):
+            if a[0] == "tensor":
+                return a[1]
+            if a[0] == "literal":
+                return repr(a[1]) if isinstance(a[1], float) else str(a[1])
+            key = (a[0], a[1])
+            if key not in seen:
+                seen[key] = f"kaudit_a{len(seen)}"
+                ctype = "torch::Tensor" if a[0] in ("input", "param") else "int64_t"
+                params.append(f"{ctype} {seen[key]}")
+                args_json.append(self._arg_json(a))
+            return seen[key]
+
+        body = []
+        for target, ext, fn, args in calls:
+            if ext is None:
+                body.append(f"  return {fn};")
+                continue
+            call = f"{prefix[ext]}{fn}(" + ", ".join(cxx(a) for a in args) + ")"
+            body.append(f"  auto {target} = {call};" if target else f"  return {call};")
+        glue = ("\n// Added by kaudit import: ModelNew.forward's calls of the extension functions, in order.\n"
+                "auto kaudit_forward(" + ", ".join(params) + ") {\n" + "\n".join(body) + "\n}\n")
+        return {"source": source + glue, "entry": "kaudit_forward", "args": args_json, "glue": True,
+                "extensions": used_exts, "functions": [c[2] for c in calls if c[1] is not None]}
+
+    @staticmethod
+    def _arg_json(a):
+        kind, v = a[0], a[1]
+        if kind == "input":
+            return v
+        if kind == "param":
+            return "param:" + v
+        if kind == "dim":
+            return "dim:" + v
+        return v
+
+
+def sanitize(name):
+    s = re.sub(r"[^a-z0-9_]+", "_", name.lower()).strip("_")
+    return s or "kernel"
+
+
+def task_name_from(problem_path):
+    stem = problem_path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    stem = re.sub(r"^\d+_", "", stem)
+    return sanitize(stem)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("solution")
+    ap.add_argument("--problem", required=True)
+    ap.add_argument("--task", default="")
+    ap.add_argument("--task-json", default="", help="an existing task.json to bind against")
+    a = ap.parse_args()
+    try:
+        with open(a.problem, encoding="utf-8") as f:
+            ptext = f.read()
+        with open(a.solution, encoding="utf-8") as f:
+            stext = f.read()
+        current = a.problem
+        problem = Problem(a.problem, ptext)
+        name = a.task or task_name_from(a.problem)
+        if a.task_json:
+            with open(a.task_json, encoding="utf-8") as f:
+                task = json.load(f)
+            new_task = None
+        else:
+            task = problem.task_json(name)
+            new_task = task
+        current = a.solution
+        kernel = Solution(a.solution, stext, problem, task).analyse()
+        out = {"ok": True, "task": new_task, "task_name": name,
+               "problem_sha256": hashlib.sha256(ptext.encode()).hexdigest(),
+               "solution_sha256": hashlib.sha256(stext.encode()).hexdigest(),
+               "kernel": kernel}
+    except Unsupported as e:
+        out = {"ok": False, "file": e.path, "line": e.line, "column": e.column, "construct": e.construct,
+               "message": e.message, "fix": e.fix}
+    except SyntaxError as e:
+        out = {"ok": False, "file": e.filename or current, "line": e.lineno or 0, "column": e.offset or 0,
+               "construct": "syntax", "message": "Python syntax error: " + str(e.msg), "fix": ""}
+    except OSError as e:
+        out = {"ok": False, "file": e.filename or "", "line": 0, "column": 0, "construct": "file",
+               "message": str(e.strerror), "fix": ""}
+    json.dump(out, sys.stdout, indent=1, sort_keys=True)
+    sys.stdout.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
