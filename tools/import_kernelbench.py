@@ -394,7 +394,9 @@ class Problem:
                 if odd1[d] % 32 == 0:
                     odd1[d] -= 1
                 odd2[d] = max(1, v // 3 + 1)
-        dims = {d: {"min": 1} for d in sorted(native)}
+        # Constants only passed to __init__ (a reduction axis, a kernel size) keep their value in every
+        # preset; their minimum must admit it (dim = 0, dim = -1).
+        dims = {d: {"min": min(1, native[d])} for d in sorted(native)}
         task = {
             "name": name,
             "description": f"imported from KernelBench problem {self.path.split('/')[-1]}",
@@ -488,6 +490,9 @@ class Solution:
             v = stmt.value
             if isinstance(v, ast.Name) and v.id in self.extensions:
                 attrs[t.attr] = ("ext", v.id)
+            elif (isinstance(v, ast.Attribute) and isinstance(v.value, ast.Name)
+                  and v.value.id in self.extensions):
+                attrs[t.attr] = ("fn", v.value.id, v.attr)  # self.op = ext.op_cuda
             elif isinstance(v, ast.Call) and (dotted(v.func) or "").split(".")[-1] == "Parameter":
                 attrs[t.attr] = ("param", t.attr)
             elif isinstance(v, ast.Call) and (dotted(v.func) or "").startswith(("nn.", "torch.nn.")):
@@ -519,21 +524,24 @@ class Solution:
         calls = []   # (result var or None, ext, fn, [arg values])
 
         def ext_call(call):
+            """(extension, function) when `call` calls a load_inline extension's function, else None."""
             f = call.func
             if not isinstance(f, ast.Attribute):
                 return None
             base = f.value
-            if isinstance(base, ast.Name) and base.id in self.extensions:
-                ext = base.id
+            if isinstance(base, ast.Name) and base.id == "self" and attrs.get(f.attr, ("",))[0] == "fn":
+                ext, name = attrs[f.attr][1], attrs[f.attr][2]  # self.op(x) with self.op = ext.op_cuda
+            elif isinstance(base, ast.Name) and base.id in self.extensions:
+                ext, name = base.id, f.attr
             elif (isinstance(base, ast.Attribute) and isinstance(base.value, ast.Name) and base.value.id == "self"
                   and attrs.get(base.attr, ("",))[0] == "ext"):
-                ext = attrs[base.attr][1]
+                ext, name = attrs[base.attr][1], f.attr
             else:
                 return None
             funcs = self.extensions[ext]["functions"]
-            if funcs and f.attr not in funcs:
-                raise self.err(call, f.attr, f"`{f.attr}` is not among the functions of extension `{ext}` ({', '.join(funcs)})")
-            return ext, f.attr
+            if funcs and name not in funcs:
+                raise self.err(call, name, f"`{name}` is not among the functions of extension `{ext}` ({', '.join(funcs)})")
+            return ext, name
 
         def value(node):
             """A forward-time expression as a binding value."""
