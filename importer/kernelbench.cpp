@@ -226,7 +226,16 @@ ImportOutcome import_solution(const ImportRequest& request, const ImportOptions&
       }
       if (report.kernels.size() != 1)
         return unsupported(out, "the verification gate did not report on the kernel");
-      const oracle::KernelVerdict& v = report.kernels.front();
+      oracle::KernelVerdict v = report.kernels.front();
+      // Messages name the files where they will be, not the staging folder.
+      for (std::size_t at; (at = v.failure.find(stage.dir.string())) != std::string::npos;)
+        v.failure.replace(at, stage.dir.string().size(), options.corpus.string());
+      if (!v.passed && v.cases.empty()) {
+        // It never ran: the CPU backend cannot build it (a library the backend lacks, such as
+        // cuBLAS). That says nothing about the kernel's correctness, so it is not imported.
+        return unsupported(out, "the CPU backend cannot build this kernel: " + v.failure,
+                           "kaudit runs kernels on its CPU backend, which has no cuBLAS/cuDNN/CUTLASS");
+      }
       if (!v.passed) {
         out.status = ImportStatus::Unverified;
         out.reason = v.failure;

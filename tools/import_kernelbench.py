@@ -476,35 +476,112 @@ class Solution:
 
     # ModelNew.__init__: what each self attribute is.
     def _model_attributes(self, cls):
+        """What each self attribute set in ModelNew.__init__ is. The body is walked in order with the
+        __init__ arguments bound to their values (get_init_inputs(), else the defaults), so
+        `if stride is None: stride = kernel_size` and `self.s = s if s is not None else k` resolve."""
         init = find_function(cls, "__init__")
         attrs = {}
-        init_params = params_of(init) if init else []
         if init is None:
-            return attrs, init_params
-        for stmt in ast.walk(init):
-            if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
-                continue
-            t = stmt.targets[0]
-            if not (isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"):
-                continue
-            v = stmt.value
-            if isinstance(v, ast.Name) and v.id in self.extensions:
-                attrs[t.attr] = ("ext", v.id)
-            elif (isinstance(v, ast.Attribute) and isinstance(v.value, ast.Name)
-                  and v.value.id in self.extensions):
-                attrs[t.attr] = ("fn", v.value.id, v.attr)  # self.op = ext.op_cuda
-            elif isinstance(v, ast.Call) and (dotted(v.func) or "").split(".")[-1] == "Parameter":
-                attrs[t.attr] = ("param", t.attr)
-            elif isinstance(v, ast.Call) and (dotted(v.func) or "").startswith(("nn.", "torch.nn.")):
-                attrs[t.attr] = ("module", t.attr)
-            elif isinstance(v, ast.Name) and v.id in init_params:
-                attrs[t.attr] = ("init", init_params.index(v.id))
+            return attrs
+        params = params_of(init)
+        defaults = init.args.defaults
+        given = self.task["init_inputs"]
+        env = {}
+        for i, name in enumerate(params):
+            if i < len(given):
+                env[name] = ("dim", given[i]) if isinstance(given[i], str) else ("literal", given[i])
             else:
-                try:
-                    attrs[t.attr] = ("const", self.consts.eval(v))
-                except (KeyError, ValueError, TypeError):
-                    attrs[t.attr] = ("other", v)
-        return attrs, init_params
+                d = i - (len(params) - len(defaults))
+                env[name] = self._symbolic(defaults[d], env) if d >= 0 else ("other", None)
+
+        def attribute(t, v):
+            if isinstance(v, ast.Name) and v.id in self.extensions:
+                return ("ext", v.id)
+            if isinstance(v, ast.Attribute) and isinstance(v.value, ast.Name) and v.value.id in self.extensions:
+                return ("fn", v.value.id, v.attr)  # self.op = ext.op_cuda
+            if isinstance(v, ast.Call) and (dotted(v.func) or "").split(".")[-1] == "Parameter":
+                return ("param", t.attr)
+            if isinstance(v, ast.Call) and (dotted(v.func) or "").startswith(("nn.", "torch.nn.")):
+                return ("module", t.attr)
+            return ("value", self._symbolic(v, env))
+
+        def walk(body):
+            for stmt in body:
+                if isinstance(stmt, ast.If):
+                    test = self._truth(self._symbolic(stmt.test, env))
+                    if test is None:
+                        # undecidable: take the attributes of both branches as unknown
+                        for n in ast.walk(stmt):
+                            if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "self":
+                                attrs.setdefault(n.attr, ("value", ("other", None)))
+                        continue
+                    walk(stmt.body if test else stmt.orelse)
+                elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+                    t = stmt.targets[0]
+                    if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
+                        attrs[t.attr] = attribute(t, stmt.value)
+                    elif isinstance(t, ast.Name):
+                        env[t.id] = self._symbolic(stmt.value, env)
+        walk(init.body)
+        return attrs
+
+    def _symbolic(self, node, env):
+        """An __init__-time value: ("dim", name), ("literal", v), ("none",) or ("other", node)."""
+        if isinstance(node, ast.Constant):
+            if node.value is None:
+                return ("none",)
+            if isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
+                return ("literal", node.value)
+            if isinstance(node.value, bool):
+                return ("literal", int(node.value))
+            return ("other", node)
+        if isinstance(node, ast.Name):
+            if node.id in env:
+                return env[node.id]
+            if node.id in self.consts.values and isinstance(self.consts.values[node.id], (int, float)):
+                return ("literal", self.consts.values[node.id])
+            return ("other", node)
+        if isinstance(node, ast.IfExp):
+            t = self._truth(self._symbolic(node.test, env))
+            if t is None:
+                return ("other", node)
+            return self._symbolic(node.body if t else node.orelse, env)
+        if (isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Is, ast.IsNot))
+                and isinstance(node.comparators[0], ast.Constant) and node.comparators[0].value is None):
+            v = self._symbolic(node.left, env)
+            if v[0] == "other":
+                return ("other", node)
+            is_none = v[0] == "none"
+            return ("literal", int(is_none if isinstance(node.ops[0], ast.Is) else not is_none))
+        if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or):
+            for part in node.values:
+                v = self._symbolic(part, env)
+                t = self._truth(v)
+                if t is None:
+                    return ("other", node)
+                if t:
+                    return v
+            return v
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            v = self._symbolic(node.operand, env)
+            return ("literal", -v[1]) if v[0] == "literal" else ("other", node)
+        try:
+            v = self.consts.eval(node)
+            if isinstance(v, (int, float)):
+                return ("literal", v)
+        except (KeyError, ValueError, TypeError, ZeroDivisionError):
+            pass
+        return ("other", node)
+
+    @staticmethod
+    def _truth(v):
+        if v[0] == "none":
+            return False
+        if v[0] == "literal":
+            return bool(v[1])
+        if v[0] == "dim":
+            return True  # dims are at least 1 where they size anything
+        return None
 
     def analyse(self):
         cls = find_class(self.module, "ModelNew")
@@ -513,7 +590,7 @@ class Solution:
         fwd = find_function(cls, "forward")
         if fwd is None:
             raise self.err(cls, "ModelNew.forward", "ModelNew has no forward()")
-        attrs, _ = self._model_attributes(cls)
+        attrs = self._model_attributes(cls)
         fparams = params_of(fwd)
         inputs = self.task["inputs"]
         if len(fparams) != len(inputs):
@@ -545,9 +622,32 @@ class Solution:
 
         def value(node):
             """A forward-time expression as a binding value."""
+            contiguous = False
             while (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
                    and node.func.attr in NOOP_METHODS and not node.args):
+                contiguous = contiguous or node.func.attr == "contiguous"
                 node = node.func.value
+            # Transposed views (A.T, A.t(), A.transpose(0, 1)) are made in the generated C++ entry, and
+            # made contiguous there when the solution asks (a view's data_ptr is the original layout).
+            view = base = None
+            if isinstance(node, ast.Attribute) and node.attr in ("T", "mT"):
+                view, base = "t()", node.value
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and not node.keywords:
+                if node.func.attr == "t" and not node.args:
+                    view, base = "t()", node.func.value
+                elif node.func.attr == "transpose" and len(node.args) == 2:
+                    try:
+                        a, b = (int(self.consts.eval(x)) for x in node.args)
+                    except (KeyError, ValueError, TypeError):
+                        a = b = None
+                    if a is not None:
+                        view, base = f"transpose({a}, {b})", node.func.value
+            if view is not None:
+                b = value(base)
+                if b[0] not in ("input", "param", "tensor", "view"):
+                    raise self.err(node, "view", f"cannot transpose `{src_of(self.text, base)}`: not a tensor")
+                v = ("view", b, view)
+                return ("view", v, "contiguous()") if contiguous else v
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "float" \
                     and not node.args:
                 inner = value(node.func.value)
@@ -572,11 +672,11 @@ class Solution:
                     raise self.err(node, "self." + node.attr, f"`self.{node.attr}` is not set in ModelNew.__init__")
                 if kind[0] == "param":
                     return self._param(node, node.attr)
-                if kind[0] == "const" and isinstance(kind[1], (int, float)):
-                    return ("literal", kind[1])
-                if kind[0] == "init":
-                    return self._init_value(node, kind[1])
-                raise self.err(node, "self." + node.attr, f"cannot pass `self.{node.attr}` to the kernel")
+                if kind[0] == "value" and kind[1][0] in ("dim", "literal"):
+                    return kind[1]
+                raise self.err(node, "self." + node.attr, f"cannot pass `self.{node.attr}` to the kernel: its value in "
+                               "ModelNew.__init__ is not a number or an init input",
+                               "set it from a literal, a module constant or an __init__ argument")
             if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute)
                     and isinstance(node.value.value, ast.Name) and node.value.value.id == "self"):
                 owner = node.value.attr
@@ -601,7 +701,7 @@ class Solution:
             raise self.err(node, "argument", f"cannot pass `{src_of(self.text, node)}` to the kernel",
                            "pass inputs, parameters (self.<module>.weight), constants or x.size(i)")
 
-        def record_call(target, call):
+        def record_call(target, call, index=None):
             ec = ext_call(call)
             if ec is None:
                 raise self.err(call, dotted(call.func) or "call",
@@ -613,34 +713,61 @@ class Solution:
             args = [value(a) for a in call.args]
             if ec[0] not in used_exts:
                 used_exts.append(ec[0])
-            calls.append((target, ec[0], ec[1], args))
+            calls.append((target, ec[0], ec[1], args, index))
             if target is not None:
                 env[target] = ("tensor", target, None)
+
+        def peel(v):
+            """An extension call behind no-op methods, and the constant index of `call(...)[k]`."""
+            while (isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute)
+                   and v.func.attr in NOOP_METHODS and not v.args):
+                v = v.func.value
+            index = None
+            if isinstance(v, ast.Subscript) and isinstance(v.value, ast.Call):
+                try:
+                    index = int(self.consts.eval(v.slice))
+                    v = v.value
+                except (KeyError, ValueError, TypeError):
+                    pass
+            if isinstance(v, ast.Call) and ext_call(v) is not None:
+                return v, index
+            return None, None
+
+        def noop_guard(stmt):
+            """`if not x.is_cuda: x = x.cuda()` and the like: only re-binds names to no-op views."""
+            for b in stmt.body + stmt.orelse:
+                if isinstance(b, ast.Pass):
+                    continue
+                if not (isinstance(b, ast.Assign) and len(b.targets) == 1 and isinstance(b.targets[0], ast.Name)):
+                    return False
+                inner = b.value
+                while (isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute)
+                       and inner.func.attr in NOOP_METHODS):
+                    inner = inner.func.value
+                if not (isinstance(inner, ast.Name) and inner.id == b.targets[0].id):
+                    return False
+            return True
 
         for stmt in fwd.body:
             if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
                 continue
+            if isinstance(stmt, (ast.Assert, ast.Pass)) or (isinstance(stmt, ast.If) and noop_guard(stmt)):
+                continue
             if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
                 target = stmt.targets[0].id
-                v = stmt.value
-                inner = v
-                while (isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute)
-                       and inner.func.attr in NOOP_METHODS and not inner.args):
-                    inner = inner.func.value
-                if isinstance(inner, ast.Call) and ext_call(inner) is not None:
-                    record_call(target, inner)
+                call, index = peel(stmt.value)
+                if call is not None:
+                    record_call(target, call, index)
                 else:
-                    env[target] = value(v)
+                    env[target] = value(stmt.value)
                 continue
             if isinstance(stmt, ast.Return):
                 v = stmt.value
-                while (isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute)
-                       and v.func.attr in NOOP_METHODS and not v.args):
-                    v = v.func.value
-                if isinstance(v, ast.Call) and ext_call(v) is not None:
-                    record_call(None, v)
+                call, index = peel(v)
+                if call is not None:
+                    record_call(None, call, index)
                 elif isinstance(v, ast.Name) and v.id in env and env[v.id][0] == "tensor":
-                    calls.append((None, None, v.id, []))
+                    calls.append((None, None, v.id, [], None))
                 else:
                     raise self.err(stmt, "return", f"cannot import `return {src_of(self.text, stmt.value)[:60]}`",
                                    "forward must return the result of an extension call")
@@ -659,13 +786,6 @@ class Solution:
                            f"(Model sets: {', '.join(sorted(self.problem.attributes)) or 'nothing'})",
                            "kaudit binds parameters by name to the reference Model's; name them as Model does")
         return ("param", name)
-
-    def _init_value(self, node, index):
-        init = self.task["init_inputs"]
-        if index >= len(init):
-            raise self.err(node, "init", f"ModelNew.__init__ argument {index} has no value in get_init_inputs()")
-        v = init[index]
-        return ("dim", v) if isinstance(v, str) else ("literal", v)
 
     # The source and the binding.
     def _binding(self, used_exts, calls):
@@ -689,7 +809,7 @@ class Solution:
             source += "\n"
         prefix = {ext: (f"kaudit_ext_{i}::" if namespaced else "") for i, ext in enumerate(used_exts)}
         final = calls[-1]
-        direct = (len(calls) == 1 and final[0] is None and final[1] is not None
+        direct = (len(calls) == 1 and final[0] is None and final[1] is not None and final[4] is None
                   and all(a[0] in ("input", "param", "dim", "literal") for a in final[3]))
         if direct:
             return {"source": source, "entry": final[2], "args": [self._arg_json(a) for a in final[3]],
@@ -700,6 +820,8 @@ class Solution:
         def cxx(a):
             if a[0] == "tensor":
                 return a[1]
+            if a[0] == "view":
+                return cxx(a[1]) + "." + a[2]
             if a[0] == "literal":
                 return repr(a[1]) if isinstance(a[1], float) else str(a[1])
             key = (a[0], a[1])
@@ -711,11 +833,13 @@ class Solution:
             return seen[key]
 
         body = []
-        for target, ext, fn, args in calls:
+        for target, ext, fn, args, index in calls:
             if ext is None:
                 body.append(f"  return {fn};")
                 continue
             call = f"{prefix[ext]}{fn}(" + ", ".join(cxx(a) for a in args) + ")"
+            if index is not None:
+                call += f"[{index}]"
             body.append(f"  auto {target} = {call};" if target else f"  return {call};")
         glue = ("\n// Added by kaudit import: ModelNew.forward's calls of the extension functions, in order.\n"
                 "auto kaudit_forward(" + ", ".join(params) + ") {\n" + "\n".join(body) + "\n}\n")

@@ -51,14 +51,16 @@ TEST(ImportKernelBench, FixtureFolderImportsVerifiesAndMutates) {
   const json folder = run_import({(kFixtures / "solutions").string(), "--problem", (kFixtures / "problems").string(),
                                   "--into", corpus.string()}, 1);
   auto o = by_solution(folder);
-  ASSERT_EQ(o.size(), 10u) << folder.dump(1);
+  ASSERT_EQ(o.size(), 11u) << folder.dump(1);
   for (const char* ok : {"19_ReLU_basic.py", "19_ReLU_fstring.py", "19_ReLU_two_extensions.py", "23_Softmax_dispatch.py",
-                         "36_RMSNorm_eps.py", "90_ElementwiseAdd_two_functions.py", "95_CrossEntropyLoss.py"})
+                         "36_RMSNorm_eps.py", "90_ElementwiseAdd_two_functions.py", "95_CrossEntropyLoss.py",
+                         "16_Matmul_with_transposed_A_view.py"})
     EXPECT_EQ(o[ok]["status"], "imported") << o[ok].dump(1);
   EXPECT_EQ(o["19_ReLU_basic.py"]["task"], "relu");
   EXPECT_EQ(o["95_CrossEntropyLoss.py"]["task"], "crossentropyloss");
   EXPECT_TRUE(o["19_ReLU_two_extensions.py"]["glue"].get<bool>());
   EXPECT_FALSE(o["19_ReLU_basic.py"]["glue"].get<bool>());
+  EXPECT_TRUE(o["16_Matmul_with_transposed_A_view.py"]["glue"].get<bool>());
 
   // The dropped tail passes KernelBench's own shape but not the gate's odd shapes.
   EXPECT_EQ(o["19_ReLU_tail_dropped.py"]["status"], "unverified");
@@ -73,7 +75,7 @@ TEST(ImportKernelBench, FixtureFolderImportsVerifiesAndMutates) {
   EXPECT_FALSE(fs::exists(corpus / "kernels" / "relu" / "19_relu_torch_op.cu"));
   EXPECT_EQ(o["76_Linear_ReLU_module.py"]["status"], "unsupported");
   EXPECT_NE(o["76_Linear_ReLU_module.py"]["reason"].get<std::string>().find("no problem file"), std::string::npos);
-  EXPECT_EQ(folder["counts"]["imported"], 7);
+  EXPECT_EQ(folder["counts"]["imported"], 8);
   EXPECT_EQ(folder["counts"]["unverified"], 1);
   EXPECT_EQ(folder["counts"]["unsupported"], 2);
 
@@ -97,7 +99,7 @@ TEST(ImportKernelBench, FixtureFolderImportsVerifiesAndMutates) {
   // The corpus loads without a diagnostic; the unverified kernel is kept apart.
   const auto loaded = kaudit::corpus::load_corpus(corpus);
   for (const auto& d : loaded.diagnostics) ADD_FAILURE() << d.to_string();
-  ASSERT_EQ(loaded.corpus.kernels.size(), 8u);
+  ASSERT_EQ(loaded.corpus.kernels.size(), 9u);
   ASSERT_EQ(loaded.unverified.size(), 1u);
   EXPECT_EQ(loaded.unverified[0].id(), "relu/19_relu_tail_dropped");
   const auto* rms = loaded.corpus.find_kernel("rmsnorm/36_rmsnorm_eps");
@@ -108,6 +110,11 @@ TEST(ImportKernelBench, FixtureFolderImportsVerifiesAndMutates) {
   const auto* lr = loaded.corpus.find_kernel("linear_relu/76_linear_relu_module");
   ASSERT_NE(lr, nullptr);
   EXPECT_EQ(std::get<kaudit::corpus::ParamRef>(lr->args[1]).name, "linear.weight");
+  // The generated entry transposes and materialises A, and passes the __init__ default.
+  const auto* mt = loaded.corpus.find_kernel("matmul_with_transposed_a/16_matmul_with_transposed_a_view");
+  ASSERT_NE(mt, nullptr);
+  EXPECT_EQ(mt->entry, "kaudit_forward");
+  EXPECT_NE(mt->source.find("kaudit_a0.transpose(0, 1).contiguous(), kaudit_a1, 1.0)[0]"), std::string::npos);
   const auto* ce = loaded.corpus.find_task("crossentropyloss");
   ASSERT_NE(ce, nullptr);
   EXPECT_EQ(ce->inputs[1].domain, kaudit::corpus::Domain::Index);
