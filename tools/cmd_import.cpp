@@ -105,9 +105,10 @@ int import_command(const std::vector<std::string>& args) {
       std::printf("| %s | %s | %s | %s |\n", o.solution.filename().c_str(), importer::status_name(o.status),
                   o.kernel.empty() ? "" : (o.task + "/" + o.kernel).c_str(), reason.c_str());
     }
-    std::printf("\n%zu solution(s): %zu imported and verified, %zu imported but not verified (kept out of "
+    std::printf("\n%zu solution(s): %zu imported and %s, %zu imported but not verified (kept out of "
                 "mutation), %zu already imported, %zu unsupported. Corpus: %s\n",
-                outcomes.size(), counts[importer::ImportStatus::Imported], counts[importer::ImportStatus::Unverified],
+                outcomes.size(), counts[importer::ImportStatus::Imported],
+                options.verify ? "verified" : "NOT verified (--no-verify)", counts[importer::ImportStatus::Unverified],
                 counts[importer::ImportStatus::AlreadyImported], unsupported, options.corpus.c_str());
   }
   return unsupported ? 1 : 0;
