@@ -90,7 +90,10 @@ int import_command(const std::vector<std::string>& args) {
   for (const auto& o : outcomes) ++counts[o.status];
   const std::size_t unsupported = counts[importer::ImportStatus::Unsupported];
   if (json_out) {
-    nlohmann::json j = {{"corpus", options.corpus.string()}, {"solutions", outcomes.size()}, {"outcomes", nlohmann::json::array()}};
+    nlohmann::json j = {{"corpus", options.corpus.string()},
+                        {"solutions", outcomes.size()},
+                        {"gate_ran", options.verify},  // false with --no-verify: "imported" then means unchecked
+                        {"outcomes", nlohmann::json::array()}};
     for (const auto& o : outcomes) j["outcomes"].push_back(o.to_json());
     for (auto s : {importer::ImportStatus::Imported, importer::ImportStatus::Unverified,
                    importer::ImportStatus::AlreadyImported, importer::ImportStatus::Unsupported})
