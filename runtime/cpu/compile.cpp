@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 #include <vector>
 
@@ -24,8 +25,12 @@ namespace {
 // -ffp-contract=off and no fast-math: float results are the same on every x86-64 machine.
 // -fvisibility=hidden and -fno-gnu-unique: several kernel libraries live in one worker, and their
 // inline functions, templates and static __shared__ variables must stay private to each.
-const std::vector<std::string> kFlags = {"-std=c++17", "-O2", "-g0", "-fPIC", "-shared", "-ffp-contract=off",
+const std::vector<std::string> kFlags = {"-std=c++17", "-O2", "-g0", "-fPIC", "-ffp-contract=off",
                                          "-fvisibility=hidden", "-fno-gnu-unique", "-w"};
+// For the library only (the precompiled prelude is made with kFlags). -s drops the static symbol
+// table, which would name the temporary source and object files: the bytes of a library then
+// depend on its source and flags alone.
+const std::vector<std::string> kLinkFlags = {"-shared", "-s"};
 
 std::string read_file(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -54,7 +59,34 @@ CpuCompiler::CpuCompiler(fs::path cache_dir, fs::path prelude_dir)
   ProcessResult v = run_process({compiler_, "--version"}, 30);
   identity_ = v.out + "\n";
   for (const auto& f : kFlags) identity_ += f + " ";
+  for (const auto& f : kLinkFlags) identity_ += f + " ";
   identity_ += "\n" + sha256_hex(prelude);
+}
+
+fs::path CpuCompiler::precompiled_prelude() const {
+  if (std::getenv("KAUDIT_NO_PCH")) return {};  // for comparisons, and a way out if a compiler misbehaves
+  static std::mutex making;  // kernels build on several threads: make the headers once
+  std::lock_guard<std::mutex> lock(making);
+  const fs::path root = cache_dir_ / "cpu-pch" / sha256_hex(identity_);
+  const fs::path dir = root / "kaudit_cpu" / "prelude.h.gch";  // GCC tries each file in it
+  for (const char* fibers : {"0", "1"}) {
+    const fs::path pch = dir / (std::string("fibers") + fibers + ".gch");
+    if (fs::exists(pch)) continue;
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    const fs::path tmp = dir / (std::string("fibers") + fibers + "." + std::to_string(getpid()) + ".tmp");
+    std::vector<std::string> argv = {compiler_};
+    argv.insert(argv.end(), kFlags.begin(), kFlags.end());
+    argv.insert(argv.end(), {std::string("-DKAUDIT_NEEDS_FIBERS=") + fibers, "-I", prelude_dir_.string(), "-I",
+                            (prelude_dir_ / "stubs").string(), "-x", "c++-header",
+                            (prelude_dir_ / "kaudit_cpu" / "prelude.h").string(), "-o", tmp.string()});
+    if (!run_process(argv, 300).ok()) {
+      fs::remove(tmp, ec);
+      return {};  // builds still work, only slower
+    }
+    fs::rename(tmp, pch, ec);  // atomic: concurrent makers agree
+  }
+  return root;
 }
 
 CpuBuild CpuCompiler::build(std::string_view source, std::string_view file_name, std::string_view entry) const {
@@ -88,6 +120,8 @@ CpuBuild CpuCompiler::build(std::string_view source, std::string_view file_name,
   }
   std::vector<std::string> argv = {compiler_};
   argv.insert(argv.end(), kFlags.begin(), kFlags.end());
+  argv.insert(argv.end(), kLinkFlags.begin(), kLinkFlags.end());
+  if (const fs::path pch = precompiled_prelude(); !pch.empty()) argv.insert(argv.end(), {"-I", pch.string()});
   // The TLS pad goes before and after the kernel's TU: the linker then keeps the library's static
   // __shared__ variables between two poisoned pads (see kaudit_cpu/tls_pad.s).
   const std::string pad = (prelude_dir_ / "kaudit_cpu" / "tls_pad.s").string();

@@ -1,6 +1,9 @@
 // Builds a kernel's `cuda_sources` into a shared library for the CPU emulator: lowering
 // (lower.h), then the host C++ compiler against the prelude. Libraries are cached by the SHA-256 of
-// (lowered text, compiler identity, flags, prelude headers), so a re-run compiles nothing.
+// (lowered text, compiler identity, flags, prelude headers), so a re-run compiles nothing. The
+// prelude is precompiled once per identity (a GCC precompiled header, both values of
+// KAUDIT_NEEDS_FIBERS), which halves a small build; the libraries are byte-identical with or
+// without it, and a header the compiler cannot use is ignored.
 #pragma once
 #include <filesystem>
 #include <string>
@@ -27,6 +30,10 @@ class CpuCompiler {
   const std::string& identity() const { return identity_; }
 
  private:
+  // The folder to put ahead of the prelude on the include path (holding
+  // kaudit_cpu/prelude.h.gch/), made on first use; empty when it cannot be made.
+  std::filesystem::path precompiled_prelude() const;
+
   std::filesystem::path cache_dir_, prelude_dir_;
   std::string compiler_, identity_;  // identity: compiler version + flags + prelude hash
 };

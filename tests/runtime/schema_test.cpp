@@ -1,6 +1,12 @@
 // Mutant schemata: the schema with no mutant active behaves as the original, and each switched
 // mutant behaves exactly as its standalone build; edits that cannot be switched fall back.
 #include <ATen/ATen.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
 #include <gtest/gtest.h>
 
 #include "runtime/cpu/schema.h"
@@ -112,3 +118,36 @@ TEST(Schema, SourcesKeepLineNumbersAndGroupSpans) {
 }
 
 }  // namespace
+
+// The precompiled prelude (runtime/cpu/compile.h) is made for both fiber modes, and a library
+// built with it is byte-for-byte the one built without it.
+TEST(CpuCompiler, PrecompiledPreludeGivesTheSameLibrary) {
+  namespace fs = std::filesystem;
+  const auto bytes = [](const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  // The same cache folder both times: the compiler records the source file's path in the library.
+  const fs::path cache = fs::path(KAUDIT_TEST_CACHE) / "pch-test";
+  fs::remove_all(cache);
+  std::string with_pch;
+  {
+    const kaudit::cpu::CpuCompiler compiler(cache);
+    const auto a = compiler.build(kSource, "pch_kernel.cu", "run");
+    ASSERT_TRUE(a.ok) << a.diagnostics;
+    std::size_t headers = 0;
+    for (const auto& e : fs::recursive_directory_iterator(cache / "cpu-pch"))
+      if (e.is_regular_file() && e.path().extension() == ".gch") ++headers;
+    EXPECT_EQ(headers, 2u);
+    with_pch = bytes(a.library);
+  }
+  fs::remove_all(cache);
+  ::setenv("KAUDIT_NO_PCH", "1", 1);
+  const kaudit::cpu::CpuCompiler compiler(cache);
+  const auto b = compiler.build(kSource, "pch_kernel.cu", "run");
+  ::unsetenv("KAUDIT_NO_PCH");
+  ASSERT_TRUE(b.ok) << b.diagnostics;
+  EXPECT_FALSE(fs::exists(cache / "cpu-pch"));
+  EXPECT_TRUE(with_pch == bytes(b.library)) << "libraries differ";
+  fs::remove_all(cache);
+}

@@ -3,6 +3,10 @@
 // (runtime/cpu/lower.cpp) puts `#include <kaudit_cpu/prelude.h>` at the top of each kernel TU and
 // turns `k<<<g, b, smem, stream>>>(args)` into a call of kaudit::launch_kernel below.
 #pragma once
+// An include guard as well as `#pragma once`: when the prelude comes from the precompiled header
+// (runtime/cpu/compile.h), the stand-in headers test this macro instead of searching for the file.
+#ifndef KAUDIT_CPU_PRELUDE_H
+#define KAUDIT_CPU_PRELUDE_H
 // Standard headers first: the CUDA keyword macros defined below must not reach them.
 #include <algorithm>
 #include <cfloat>
@@ -286,3 +290,4 @@ int invoke_entry(R (*f)(P...), const ArgValue* args, std::size_t nargs, void* si
 }
 }  // namespace detail
 }  // namespace kaudit
+#endif  // KAUDIT_CPU_PRELUDE_H
