@@ -161,7 +161,7 @@ def params_of(fn):
     return names[1:] if names and names[0] == "self" else names
 
 
-def returned_list(path, fn, consts):
+def returned_list(path, fn):
     """The expressions of `return [a, b, ...]`, with simple local assignments substituted."""
     local = {}
     for stmt in fn.body:
@@ -329,7 +329,7 @@ class Problem:
         fn = find_function(self.module, "get_inputs")
         if fn is None:
             raise Unsupported(self.path, None, "get_inputs", "no get_inputs() in the problem file")
-        exprs = returned_list(self.path, fn, self.consts)
+        exprs = returned_list(self.path, fn)
         if len(exprs) != len(self.forward_params):
             raise Unsupported(self.path, fn, "get_inputs",
                               f"get_inputs() returns {len(exprs)} tensors but Model.forward takes {len(self.forward_params)}")
@@ -340,7 +340,7 @@ class Problem:
         if fn is None:
             return []
         out = []
-        for e in returned_list(self.path, fn, self.consts):
+        for e in returned_list(self.path, fn):
             if isinstance(e, ast.Name) and e.id in self.consts.values:
                 v = self.consts.values[e.id]
                 if isinstance(v, bool):
@@ -435,7 +435,7 @@ class Solution:
     def _sources(self, node, what):
         try:
             v = self.consts.eval(node)
-        except (KeyError, ValueError, TypeError) as e:
+        except (KeyError, ValueError, TypeError):
             raise self.err(node, what, f"cannot read {what} statically (`{src_of(self.text, node)[:60]}`)",
                            "build the source from string literals, module-level string variables, "
                            "concatenation or f-strings of constants")
