@@ -6,6 +6,7 @@
 #include <chrono>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <sstream>
@@ -43,7 +44,7 @@ const char* outcome_name(Outcome o) {
 namespace {
 
 // Bump when the meaning of cached audit results changes.
-constexpr const char* kCacheVersion = "kaudit-audit-v5";
+constexpr const char* kCacheVersion = "kaudit-audit-v6";
 
 Outcome outcome_of(runtime::Status s) {
   switch (s) {
@@ -92,18 +93,34 @@ unsigned jobs_of(const AuditOptions& options) {
   return options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
 }
 
-// Runs fn(runner, i) for i in [0, n) on the option's jobs, each thread with its own isolated worker.
-template <typename Fn>
-void parallel_runs(std::size_t n, const AuditOptions& options, Fn fn) {
-  runtime::WorkerLimits limits;
-  limits.timeout_seconds = options.timeout_seconds;
-  limits.memcheck = true;  // out-of-bounds accesses become their own outcome
-  limits.threads = 1;      // parallelism comes from the workers
-  work_queue(n, jobs_of(options), [&](const auto& next) {
-    runtime::IsolatedRunner runner(options.worker_exe, limits);
-    for (std::size_t i = 0; next(i);) fn(runner, i);
-  });
-}
+// Isolated workers kept for the whole audit, one per job: starting one loads libtorch (about a
+// second), and an audit runs hundreds of batches (legality per task, rows per kernel). Runs
+// have a CPU-time budget enforced in the worker, so a verdict does not depend on how busy the
+// machine is, and a run over budget costs a fork, not a new worker.
+class RunnerPool {
+ public:
+  explicit RunnerPool(const AuditOptions& options) {
+    runtime::WorkerLimits limits;
+    limits.timeout_seconds = options.timeout_seconds;
+    limits.cpu_time = true;
+    limits.memcheck = true;  // out-of-bounds accesses become their own outcome
+    limits.threads = 1;      // parallelism comes from the workers
+    for (unsigned j = 0; j < jobs_of(options); ++j)
+      runners_.push_back(std::make_unique<runtime::IsolatedRunner>(options.worker_exe, limits));
+  }
+  // Runs fn(runner, i) for i in [0, n), each thread with a worker of its own.
+  template <typename Fn>
+  void parallel_runs(std::size_t n, Fn fn) {
+    std::atomic<std::size_t> slot{0};
+    work_queue(n, static_cast<unsigned>(runners_.size()), [&](const auto& next) {
+      runtime::IsolatedRunner& runner = *runners_[slot++];
+      for (std::size_t i = 0; next(i);) fn(runner, i);
+    });
+  }
+
+ private:
+  std::vector<std::unique_ptr<runtime::IsolatedRunner>> runners_;
+};
 
 // A run that says nothing about the kernel: no worker could be started (the machine, not the
 // kernel). Results holding one are reported and never cached.
@@ -316,6 +333,7 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
   oracle::ReferenceStore references(options.cache_dir, oracle::default_export_script());
   const cpu::CpuCompiler cpu_compiler(options.cache_dir);
   const fs::path audit_cache = options.cache_dir / "audit";
+  RunnerPool runners(options);  // workers start on their first run
   std::vector<std::string> oracle_names;
   for (const auto& o : options.oracles) oracle_names.push_back(o.name);
 
@@ -375,6 +393,13 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
     const std::string legality_key = cache_key(context, member_parts);
     tp.correct_set.push_back({"reference-fp32", "reference", true, ""});
     std::vector<cpu::CpuBuild> member_builds;
+    // Per oracle, member and pool input: why the oracle rejects the member there (empty: it
+    // accepts, or the input is none of its trials). Filled from the legality runs, so a cold
+    // audit's false kills need no runs of their own.
+    std::vector<std::vector<std::string>> oracle_why;
+    std::vector<std::vector<bool>> is_trial(options.oracles.size(), std::vector<bool>(pool.size(), false));
+    for (std::size_t o = 0; o < options.oracles.size(); ++o)
+      for (const auto& [p, trial] : oracle_trials[o]) is_trial[o][p] = true;
     const auto build_members = [&] {
       if (!member_builds.empty()) return;
       member_builds.resize(correct.size());
@@ -396,27 +421,41 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
       // Per (member, input): why the member fails the witness tolerance (empty: it passes).
       std::vector<std::string> why(correct.size() * pool.size());
       std::vector<std::string> illegal(pool.size());
+      oracle_why.assign(options.oracles.size(), std::vector<std::string>(correct.size() * pool.size()));
       for (std::size_t p = 0; p < pool.size(); ++p) {
         pool[p].legal = pool[p].usable;
         if (!pool[p].usable) continue;
         const auto c = oracle::apply_comparator(options.witness, prepared[p].ref32, prepared[p].ref64);
         if (!c.ok) illegal[p] = "reference-fp32: " + c.to_string();  // the float32 reference is a member too
       }
-      parallel_runs(correct.size() * pool.size(), options, [&](runtime::IsolatedRunner& runner, std::size_t i) {
+      runners.parallel_runs(correct.size() * pool.size(), [&](runtime::IsolatedRunner& runner, std::size_t i) {
         const std::size_t m = i / pool.size(), p = i % pool.size();
         const Member& member = correct[m];
         if (!pool[p].usable) return;
         if (!member_builds[m].ok) {
           why[i] = member.id + " does not build: " + member_builds[m].diagnostics.substr(0, 200);
+          for (std::size_t o = 0; o < options.oracles.size(); ++o)
+            if (is_trial[o][p]) oracle_why[o][i] = "does not build";
           return;
         }
         const auto r = run_one(runner, task, *member.kernel, member_builds[m].library, 0, prepared[p]);
         note_infra(r, task.name + " legality, " + member.id);
+        const std::string failed = std::string(runtime::to_string(r.status)) + " " + r.message.substr(0, 200);
         if (r.status != runtime::Status::Ok) {
-          why[i] = member.id + ": " + runtime::to_string(r.status) + " " + r.message.substr(0, 200);
+          why[i] = member.id + ": " + failed;
         } else {
           const auto c = oracle::apply_comparator(options.witness, r.outputs, prepared[p].ref64);
           if (!c.ok) why[i] = member.id + ": " + c.to_string();
+        }
+        for (std::size_t o = 0; o < options.oracles.size(); ++o) {
+          if (!is_trial[o][p]) continue;
+          const oracle::OracleSpec& spec = options.oracles[o];
+          if (r.status != runtime::Status::Ok) {
+            oracle_why[o][i] = failed;
+          } else {
+            const auto c = oracle::apply_comparator(spec.comparator, r.outputs, oracle_reference(spec, prepared[p]));
+            if (!c.ok) oracle_why[o][i] = c.to_string();
+          }
         }
         std::lock_guard lock(mu);
         ++out.runs;
@@ -481,9 +520,18 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
           const auto c = oracle::apply_comparator(spec.comparator, prepared[p].ref32, oracle_reference(spec, prepared[p]));
           if (!c.ok) fks.push_back({spec.name, "reference-fp32", task.name, trial, c.to_string()});
         }
-        if (!admitted.empty() && !trials.empty()) {
+        if (!oracle_why.empty()) {
+          // Legality ran in this audit: its runs hold every admitted member on every trial.
+          for (std::size_t m = 0; m < correct.size(); ++m) {
+            if (!tp.correct_set[m + 1].admitted) continue;
+            for (const auto& [p, trial] : trials) {
+              const std::string& why = oracle_why[o][m * pool.size() + p];
+              if (pool[p].usable && !why.empty()) fks.push_back({spec.name, correct[m].id, task.name, trial, why});
+            }
+          }
+        } else if (!admitted.empty() && !trials.empty()) {
           build_members();
-          parallel_runs(admitted.size() * trials.size(), options, [&](runtime::IsolatedRunner& runner, std::size_t i) {
+          runners.parallel_runs(admitted.size() * trials.size(), [&](runtime::IsolatedRunner& runner, std::size_t i) {
             const Member& member = *admitted[i / trials.size()];
             const auto& [p, trial] = trials[i % trials.size()];
             if (!pool[p].usable) return;
@@ -518,49 +566,76 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
     }
 
     lap("false kills");
-    // 4-5. Kill-matrix rows and oracle verdicts, kernel by kernel, each cached on its own: rows
-    // per kernel (the witness search; full rows on request), verdicts per kernel and oracle. A
-    // kernel with anything missing is built (schemata, then standalone builds) and run for what
-    // is missing only.
+    // 4-5. Kill-matrix rows and oracle verdicts, cached per mutant: one file per kernel for the
+    // rows (the witness search; full rows on request) and one per kernel and oracle for the
+    // verdicts, each a map from mutant id to its result. The id fixes the mutant's text, so a new
+    // rule, a new kernel or one more oracle costs only the runs it adds. A kernel with anything
+    // missing is built (schemata, then standalone builds) and runs what is missing only.
     std::string legal_flags;
     for (const auto& in : pool) legal_flags += in.legal ? 'L' : '-';
-    const auto kernel_parts = [&](const corpus::Kernel& kernel, const char* what) {
-      std::vector<std::string> parts = {what, kernel.source, legal_flags};
-      for (const auto* r : by_kernel[kernel.id()]) parts.push_back(r->mutant.id);
-      return parts;
-    };
-    const auto rows_key = [&](const corpus::Kernel& k) { return cache_key(context, kernel_parts(k, "rows")); };
+    const auto rows_key = [&](const corpus::Kernel& k) { return cache_key(context, {"rows", k.source, legal_flags}); };
     const auto verdicts_key = [&](const corpus::Kernel& k, const oracle::OracleSpec& spec) {
-      auto parts = kernel_parts(k, "verdicts");
-      parts.push_back(oracle::spec_to_json(spec).dump());
-      return cache_key(context, parts);
+      return cache_key(context, {"verdicts", k.source, legal_flags, oracle::spec_to_json(spec).dump()});
     };
+    // A kernel's cached results, and per mutant what is missing.
     struct KernelCache {
-      std::optional<json> rows;
-      std::vector<std::optional<json>> verdicts;  // per oracle
-      bool rows_needed = false;
-      bool verdicts_needed = false;
+      json rows = json::object();                   // mutant id -> {ran, note, row, full}
+      std::vector<json> verdicts;                   // per oracle: mutant id -> killed
+      std::vector<bool> row_needed;                 // per mutant
+      std::vector<std::vector<std::size_t>> missing;  // per mutant: oracles without a verdict
+      bool anything_needed = false;
+    };
+    const auto object_at = [&](const std::string& key, const char* field) {
+      auto cached = cache_read(audit_cache, key);
+      return cached && cached->contains(field) && (*cached)[field].is_object() ? (*cached)[field] : json::object();
     };
     std::map<std::string, KernelCache> kernel_cache;
     std::map<std::string, KernelBuild> builds;
     {
       std::vector<const corpus::Kernel*> to_build;
       for (const auto* kernel : members) {
-        if (by_kernel[kernel->id()].empty()) continue;
+        const auto& records = by_kernel[kernel->id()];
+        if (records.empty()) continue;
         KernelCache& kc = kernel_cache[kernel->id()];
-        kc.rows = cache_read(audit_cache, rows_key(*kernel));
-        kc.rows_needed = !kc.rows || (options.full_matrix && !kc.rows->value("full", false));
-        for (const auto& spec : options.oracles) {
-          kc.verdicts.push_back(cache_read(audit_cache, verdicts_key(*kernel, spec)));
-          kc.verdicts_needed |= !kc.verdicts.back().has_value();
+        kc.rows = object_at(rows_key(*kernel), "mutants");
+        for (const auto& spec : options.oracles) kc.verdicts.push_back(object_at(verdicts_key(*kernel, spec), "killed"));
+        kc.row_needed.resize(records.size());
+        kc.missing.resize(records.size());
+        for (std::size_t i = 0; i < records.size(); ++i) {
+          const std::string& id = records[i]->mutant.id;
+          kc.row_needed[i] = !kc.rows.contains(id) || (options.full_matrix && !kc.rows[id].value("full", false));
+          for (std::size_t o = 0; o < options.oracles.size(); ++o)
+            if (!kc.verdicts[o].contains(id)) kc.missing[i].push_back(o);
+          kc.anything_needed |= kc.row_needed[i] || !kc.missing[i].empty();
         }
-        if (kc.rows_needed || kc.verdicts_needed) to_build.push_back(kernel);
+        if (kc.anything_needed) to_build.push_back(kernel);
       }
       if (!to_build.empty()) say("build: " + std::to_string(to_build.size()) + " kernel(s) of " + task.name + " for the CPU backend");
       for (const auto* k : to_build) builds[k->id()];
       std::vector<std::thread> threads;
       for (const auto* k : to_build)
-        threads.emplace_back([&, k] { builds.at(k->id()) = build_mutants(cpu_compiler, *k, by_kernel.at(k->id()), options); });
+        threads.emplace_back([&, k] {
+          // Only the mutants with something missing: a schema of the others would be wasted work.
+          const KernelCache& kc = kernel_cache.at(k->id());
+          const auto& records = by_kernel.at(k->id());
+          std::vector<const mutators::MutantRecord*> needed;
+          std::vector<std::size_t> index;
+          for (std::size_t i = 0; i < records.size(); ++i)
+            if (kc.row_needed[i] || !kc.missing[i].empty()) {
+              needed.push_back(records[i]);
+              index.push_back(i);
+            }
+          KernelBuild some = build_mutants(cpu_compiler, *k, needed, options);
+          KernelBuild& all = builds.at(k->id());
+          all.library.resize(records.size());
+          all.switch_value.assign(records.size(), 0);
+          all.failure.resize(records.size());
+          for (std::size_t j = 0; j < index.size(); ++j) {
+            all.library[index[j]] = std::move(some.library[j]);
+            all.switch_value[index[j]] = some.switch_value[j];
+            all.failure[index[j]] = std::move(some.failure[j]);
+          }
+        });
       for (auto& t : threads) t.join();
       lap("mutant builds (schemata, standalone)");
     }
@@ -579,32 +654,34 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
         a.original = m.site.original;
         a.replacement = m.site.replacement;
         a.row.assign(pool.size(), Outcome::NotRun);
-        if (kc.rows) {
-          const json& c = (*kc.rows)["mutants"][i];
+        if (kc.rows.contains(m.id)) {
+          const json& c = kc.rows[m.id];
           a.ran = c["ran"];
           a.note = c["note"];
           const std::string row = c["row"];
           for (std::size_t p = 0; p < pool.size() && p < row.size(); ++p) a.row[p] = Outcome(row[p] - 'a');
         }
         for (std::size_t o = 0; o < options.oracles.size(); ++o)
-          if (kc.verdicts[o]) a.scored.killed_by[options.oracles[o].name] = (*kc.verdicts[o])["killed"][i].get<bool>();
+          if (kc.verdicts[o].contains(m.id)) a.scored.killed_by[options.oracles[o].name] = kc.verdicts[o][m.id].get<bool>();
       }
-      if (!kc.rows_needed && !kc.verdicts_needed) {
+      if (!kc.anything_needed) {
         ++out.cached_kernels;
       } else {
-        std::vector<std::size_t> missing;  // oracles without cached verdicts
-        for (std::size_t o = 0; o < options.oracles.size(); ++o)
-          if (!kc.verdicts[o]) missing.push_back(o);
-        say("audit: " + kernel->id() + " (" + std::to_string(records.size()) + " mutants x " + std::to_string(pool.size()) +
-            " inputs" + (kc.rows_needed ? (kc.rows ? ", completing the cached rows" : "") : ", rows cached") +
-            (!missing.empty() && missing.size() < options.oracles.size() ? ", verdicts of " + std::to_string(missing.size()) + " oracle(s)"
-             : missing.empty() ? ", verdicts cached" : "") + ")");
-        const KernelBuild& built = builds.at(kernel->id());
+        std::vector<std::size_t> todo;  // mutants with a row or a verdict missing
         for (std::size_t i = 0; i < records.size(); ++i)
+          if (kc.row_needed[i] || !kc.missing[i].empty()) todo.push_back(i);
+        say("audit: " + kernel->id() + " (" + std::to_string(todo.size()) + " of " + std::to_string(records.size()) +
+            " mutants x " + std::to_string(pool.size()) + " inputs)");
+        const KernelBuild& built = builds.at(kernel->id());
+        for (std::size_t i : todo)
           if (built.library[i].empty()) audits[i].note = built.failure[i];
-        parallel_runs(records.size(), options, [&](runtime::IsolatedRunner& runner, std::size_t i) {
+        runners.parallel_runs(todo.size(), [&](runtime::IsolatedRunner& runner, std::size_t t) {
+          const std::size_t i = todo[t];
           MutantAudit& a = audits[i];
-          if (built.library[i].empty()) return;
+          if (built.library[i].empty()) {
+            a.ran = false;
+            return;
+          }
           a.ran = true;
           // Runs are made on demand and shared between the witness search and the oracles.
           std::vector<std::optional<runtime::RunResult>> result(pool.size());
@@ -626,11 +703,11 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
           const auto outcome_at = [&](std::size_t p) { return a.row[p] != Outcome::NotRun ? a.row[p] : run_at(p); };
           // Witness search: legal inputs, cheap first, up to the first failure (every legal input
           // when full rows are asked for).
-          if (kc.rows_needed)
+          if (kc.row_needed[i])
             for (std::size_t p = 0; p < pool.size(); ++p)
               if (pool[p].legal && outcome_at(p) != Outcome::Pass && !options.full_matrix) break;
-          // Each oracle without cached verdicts: its trials in order, up to the first one it fails.
-          for (std::size_t oi : missing) {
+          // Each oracle without a cached verdict: its trials in order, up to the first it fails.
+          for (std::size_t oi : kc.missing[i]) {
             const oracle::OracleSpec& spec = options.oracles[oi];
             bool killed = false;
             for (const auto& [p, trial] : oracle_trials[oi]) {
@@ -651,19 +728,26 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
           out.runs += runs;
         });
         if (infra_failures.empty()) {
-          if (kc.rows_needed) {
-            json c = {{"mutants", json::array()}, {"full", options.full_matrix}};
-            for (const auto& a : audits) {
-              std::string row;
-              for (Outcome o : a.row) row += char('a' + static_cast<int>(o));
-              c["mutants"].push_back({{"id", a.scored.id}, {"ran", a.ran}, {"note", a.note}, {"row", row}});
-            }
-            cache_write(audit_cache, rows_key(*kernel), c);
+          bool rows_changed = false;
+          for (std::size_t i : todo) {
+            const MutantAudit& a = audits[i];
+            if (!kc.row_needed[i]) continue;
+            std::string row;
+            for (Outcome o : a.row) row += char('a' + static_cast<int>(o));
+            kc.rows[a.scored.id] = {{"ran", a.ran}, {"note", a.note}, {"row", row}, {"full", options.full_matrix}};
+            rows_changed = true;
           }
-          for (std::size_t oi : missing) {
-            json killed = json::array();
-            for (const auto& a : audits) killed.push_back(a.scored.killed_by.count(options.oracles[oi].name) ? a.scored.killed_by.at(options.oracles[oi].name) : false);
-            cache_write(audit_cache, verdicts_key(*kernel, options.oracles[oi]), {{"killed", killed}});
+          if (rows_changed) cache_write(audit_cache, rows_key(*kernel), {{"mutants", kc.rows}});
+          for (std::size_t o = 0; o < options.oracles.size(); ++o) {
+            bool changed = false;
+            for (std::size_t i : todo) {
+              if (std::find(kc.missing[i].begin(), kc.missing[i].end(), o) == kc.missing[i].end()) continue;
+              const auto& k = audits[i].scored.killed_by;
+              const auto it = k.find(options.oracles[o].name);
+              kc.verdicts[o][audits[i].scored.id] = it != k.end() && it->second;
+              changed = true;
+            }
+            if (changed) cache_write(audit_cache, verdicts_key(*kernel, options.oracles[o]), {{"killed", kc.verdicts[o]}});
           }
         }
       }

@@ -29,9 +29,11 @@
 //     that were needed (the others are "not-run"); AuditOptions::full_matrix runs every legal
 //     input (kaudit audit --full-matrix; what set cover needs).
 // Results are cached (<cache>/audit/<key>.json) per task's legality, per task and oracle (false
-// kills), per kernel (kill-matrix rows) and per kernel and oracle (verdicts); the keys cover the
-// kernel text, mutant ids, pool, comparators and limits. An interrupted or repeated audit reuses
-// them, and scoring one more oracle costs only that oracle's runs.
+// kills), and per mutant: a file per kernel maps mutant ids to kill-matrix rows, and a file per
+// kernel and oracle maps them to verdicts; the keys cover the kernel text, pool, legal inputs,
+// comparators, limits and CPU toolchain (a mutant id fixes the mutant's text). An interrupted or
+// repeated audit reuses them; one more oracle costs only that oracle's runs, one more rule only
+// its mutants' builds and runs.
 #pragma once
 
 #include <cstdint>
@@ -65,7 +67,8 @@ struct AuditOptions {
   // built-in spec): the pool, and so every witness, stays the same whichever oracles are scored.
   std::vector<oracle::OracleSpec> pool_specs;
   oracle::Comparator witness{oracle::ComparatorKind::Allclose, 1e-2, 1e-2, false};
-  // Per run (correct kernels at the small presets take milliseconds). A mutant that times out
+  // CPU time per run, enforced in the worker (correct kernels at the small presets take
+  // milliseconds): the same verdict on a busy machine as on an idle one. A mutant that times out
   // twice is not run again: its remaining inputs count as timeouts (a hang costs the whole limit).
   double timeout_seconds = 2;
   // Full kill-matrix rows: every mutant on every legal pool input (what set cover needs), instead

@@ -12,12 +12,14 @@
 //                        how many mutants a schema could not hold (built one by one);
 //                        KAUDIT_NO_PCH=1 measures without the precompiled prelude
 //   BM_AuditCold         `kaudit audit` on the whole corpus, empty cache: seconds (target: 1200)
-//   BM_AuditWarm         the same again on that cache: seconds (target: 120)
+//   BM_AuditWarm         the same again on that cache: seconds (target: 120); the cache is removed
+//                        unless KAUDIT_BENCH_KEEP_CACHE=1
 // The audit pair is slow (it is the whole main job); `cmake --build build --target bench` skips
 // it, `--target bench-audit` runs it.
 #include <benchmark/benchmark.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <unistd.h>
@@ -178,7 +180,11 @@ void BM_AuditWarm(benchmark::State& state) {
   }
   state.counters["seconds"] = s;
   state.counters["warm_over_cold"] = s / g_audit_cold;
-  fs::remove_all(g_audit_cache);
+  // KAUDIT_BENCH_KEEP_CACHE=1 keeps the audit's cache (its path is in the label), so that `kaudit
+  // cover` can complete the same kill matrix instead of recomputing it.
+  const char* keep = std::getenv("KAUDIT_BENCH_KEEP_CACHE");
+  if (keep && std::string(keep) == "1") state.SetLabel("cache kept: " + g_audit_cache.string());
+  else fs::remove_all(g_audit_cache);
 }
 BENCHMARK(BM_AuditWarm)->Iterations(1)->UseManualTime()->Unit(benchmark::kSecond);
 

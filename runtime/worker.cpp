@@ -7,11 +7,13 @@
 #include <sys/resource.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <tbb/global_control.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -164,14 +166,58 @@ json serve_one(const json& req, std::vector<at::Tensor>& tensors, std::vector<at
   return resp;
 }
 
+// A run's CPU-time budget, enforced in the process that runs it (the zygote's child): a timer on
+// the process CPU clock, armed per request. On expiry the child exits with kCpuTimeoutExitCode
+// and the zygote reports a timeout, as it reports a crash.
+constexpr int kCpuTimeoutExitCode = 87;
+
+void on_cpu_budget_spent(int) {
+  static const char msg[] = "kaudit: the run used up its CPU-time budget\n";
+  ssize_t ignored = write(2, msg, sizeof msg - 1);
+  (void)ignored;
+  _exit(kCpuTimeoutExitCode);
+}
+
+class CpuBudget {
+ public:
+  // seconds <= 0: no budget (arm and disarm do nothing).
+  explicit CpuBudget(double seconds) : seconds_(seconds) {
+    if (seconds_ <= 0) return;
+    sigevent ev{};
+    ev.sigev_notify = SIGEV_SIGNAL;
+    ev.sigev_signo = SIGXCPU;
+    armed_ok_ = timer_create(CLOCK_PROCESS_CPUTIME_ID, &ev, &timer_) == 0;
+  }
+  ~CpuBudget() {
+    if (armed_ok_) timer_delete(timer_);
+  }
+  CpuBudget(const CpuBudget&) = delete;
+  CpuBudget& operator=(const CpuBudget&) = delete;
+  void arm() { set(seconds_); }
+  void disarm() { set(0); }
+
+ private:
+  void set(double seconds) {
+    if (!armed_ok_) return;
+    itimerspec spec{};
+    spec.it_value.tv_sec = static_cast<time_t>(seconds);
+    spec.it_value.tv_nsec = static_cast<long>((seconds - static_cast<double>(spec.it_value.tv_sec)) * 1e9);
+    timer_settime(timer_, 0, &spec, nullptr);  // relative: seconds of CPU time from now
+  }
+  double seconds_;
+  timer_t timer_{};
+  bool armed_ok_ = false;
+};
+
 // Serves requests on stdin until EOF (0) or a protocol error (3: bad input, 4: cannot write).
 // `open_request` (shared with the zygote) holds 1 + the sequence number of the request being
 // served, from the moment it is read until its reply is written: a child that dies while it is 0
 // owes the runner nothing. Replies echo the sequence number, so the runner can tell a reply that
 // belongs to an earlier request (and drop it) instead of shifting every later one.
 int serve_requests(int out_fd, std::map<std::string, std::unique_ptr<KernelLibrary>>& libraries,
-                   volatile std::uint64_t* open_request) {
+                   volatile std::uint64_t* open_request, double cpu_limit_seconds) {
   Reader reader{0};
+  CpuBudget budget(cpu_limit_seconds);  // timers do not survive fork: made in each child
   for (;;) {
     json req;
     std::vector<at::Tensor> tensors, outputs;
@@ -181,12 +227,14 @@ int serve_requests(int out_fd, std::map<std::string, std::unique_ptr<KernelLibra
     const std::uint64_t seq = req.value("seq", std::uint64_t{0});
     *open_request = seq + 1;
     json resp;
+    budget.arm();
     try {
       resp = serve_one(req, tensors, outputs, libraries);
     } catch (const std::exception& e) {
       resp = {{"status", "exception"}, {"message", e.what()}};
       outputs.clear();
     }
+    budget.disarm();
     // Free the inputs before replying, so the memory checker's end-of-life check of a tensor the
     // kernel wrote past fails this run, not a later one.
     tensors.clear();
@@ -198,12 +246,18 @@ int serve_requests(int out_fd, std::map<std::string, std::unique_ptr<KernelLibra
 
 }  // namespace
 
-int worker_main(bool memcheck, int threads) {
+int worker_main(bool memcheck, int threads, double cpu_limit_seconds) {
   // Protocol on a private copy of stdout; fd 1 becomes stderr so device printf cannot corrupt it.
   const int out_fd = dup(1);
   dup2(2, 1);
   signal(SIGPIPE, SIG_IGN);
   if (memcheck) rt::install_guarded_allocator();
+  if (cpu_limit_seconds > 0) {
+    struct sigaction sa{};
+    sa.sa_handler = on_cpu_budget_spent;
+    sa.sa_flags = SA_ONSTACK;  // the run may be on a fiber's small stack
+    sigaction(SIGXCPU, &sa, nullptr);
+  }
   std::unique_ptr<tbb::global_control> limit;
   if (threads > 0) limit = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism, threads);
   std::map<std::string, std::unique_ptr<KernelLibrary>> libraries;
@@ -223,7 +277,7 @@ int worker_main(bool memcheck, int threads) {
     *open_request = 0;
     const pid_t child = fork();
     if (child < 0) return 5;
-    if (child == 0) _exit(serve_requests(out_fd, libraries, open_request));
+    if (child == 0) _exit(serve_requests(out_fd, libraries, open_request, cpu_limit_seconds));
     int status = 0;
     while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
     }
@@ -234,6 +288,10 @@ int worker_main(bool memcheck, int threads) {
     json death;
     if (WIFEXITED(status) && WEXITSTATUS(status) == rt::kOutOfBoundsExitCode) {
       death = {{"status", "out-of-bounds"}, {"message", ""}};
+    } else if (WIFEXITED(status) && WEXITSTATUS(status) == kCpuTimeoutExitCode) {
+      char limit[32];
+      std::snprintf(limit, sizeof limit, "%g", cpu_limit_seconds);
+      death = {{"status", "timeout"}, {"message", std::string("used more than ") + limit + " s of CPU time (run ended)"}};
     } else {
       death = {{"status", "crash"},
                {"message", WIFSIGNALED(status) ? std::string("kernel run killed by signal ") + strsignal(WTERMSIG(status))
@@ -253,6 +311,10 @@ IsolatedRunner::IsolatedRunner(std::filesystem::path worker_exe, WorkerLimits li
 }
 IsolatedRunner::~IsolatedRunner() { stop(); }
 
+double IsolatedRunner::wall_limit_seconds() const {
+  return limits_.cpu_time ? kWallBackstopFactor * limits_.timeout_seconds + kWallBackstopSeconds : limits_.timeout_seconds;
+}
+
 bool IsolatedRunner::start(std::string& error) {
   int in[2], out[2], err[2];
   if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC)) {
@@ -260,7 +322,11 @@ bool IsolatedRunner::start(std::string& error) {
     return false;
   }
   const std::string exe = exe_.string(), threads = std::to_string(limits_.threads);
-  const char* argv[] = {exe.c_str(), "worker", "--threads", threads.c_str(), limits_.memcheck ? "--memcheck" : nullptr, nullptr};
+  char cpu_limit[32];
+  std::snprintf(cpu_limit, sizeof cpu_limit, "%.17g", limits_.cpu_time ? limits_.timeout_seconds : 0.0);
+  std::vector<const char*> argv = {exe.c_str(), "worker", "--threads", threads.c_str(), "--cpu-limit", cpu_limit};
+  if (limits_.memcheck) argv.push_back("--memcheck");
+  argv.push_back(nullptr);
   const rlim_t mem = limits_.memory_bytes;
   // LD_BIND_NOW: every symbol is resolved once when the worker starts, not lazily in each child
   // forked for a run (lazy resolution would repeat in every child, across libtorch's libraries).
@@ -285,7 +351,7 @@ bool IsolatedRunner::start(std::string& error) {
     if (mem) setrlimit(RLIMIT_AS, &rl);
     rlimit core{0, 0};
     setrlimit(RLIMIT_CORE, &core);
-    execve(argv[0], const_cast<char* const*>(argv), envp.data());
+    execve(argv[0], const_cast<char* const*>(argv.data()), envp.data());
     _exit(127);
   }
   setpgid(pid, pid);  // also here: a kill may come before the child's own call
@@ -341,7 +407,7 @@ RunResult IsolatedRunner::collect_death(RunResult r, bool timed_out) {
   stop();
   if (timed_out) {
     r.status = Status::Timeout;
-    r.message = "no result within " + std::to_string((int)limits_.timeout_seconds) + " s (worker killed)";
+    r.message = "no result within " + std::to_string((int)wall_limit_seconds()) + " s (worker killed)";
   } else if (WIFEXITED(status) && WEXITSTATUS(status) == rt::kOutOfBoundsExitCode) {
     r.status = Status::OutOfBounds;
     r.message = tail;
@@ -411,7 +477,7 @@ RunResult IsolatedRunner::run(const RunRequest& request) {
   } else {
     Reader reader{from_worker_, worker_err_, &stderr_tail_,
                   std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                                         std::chrono::duration<double>(limits_.timeout_seconds))};
+                                                         std::chrono::duration<double>(wall_limit_seconds()))};
     json resp;
     std::vector<at::Tensor> outputs;
     ReadResult r = reader.read_message(resp, outputs);
@@ -425,7 +491,7 @@ RunResult IsolatedRunner::run(const RunRequest& request) {
       static const std::map<std::string, Status> names = {
           {"ok", Status::Ok}, {"crash", Status::Crash}, {"barrier-divergence", Status::BarrierDivergence},
           {"launch-error", Status::LaunchError}, {"exception", Status::Exception},
-          {"out-of-bounds", Status::OutOfBounds}};
+          {"out-of-bounds", Status::OutOfBounds}, {"timeout", Status::Timeout}};
       auto it = names.find(st);
       result.status = it == names.end() ? Status::Crash : it->second;
       result.message = resp.value("message", "");

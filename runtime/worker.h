@@ -37,6 +37,13 @@ struct RunResult {
 
 struct WorkerLimits {
   double timeout_seconds = 60;
+  // When true, timeout_seconds is the CPU time a run may use, enforced inside the worker by a
+  // timer on the run's process CPU clock: the verdict no longer depends on how busy the machine
+  // is, and a run over budget costs a fork, not a new worker. The wall-clock wait becomes a
+  // backstop (kWallBackstopFactor times the limit, plus kWallBackstopSeconds) for a run that
+  // blocks without using CPU. Meant for single-threaded workers (threads = 1): with more threads a
+  // run's CPU time grows faster than its wall time.
+  bool cpu_time = false;
   std::uint64_t memory_bytes = std::uint64_t(8) << 30;
   bool memcheck = false;  // guard pages around every tensor (out-of-bounds status)
   int threads = 0;        // TBB threads in the worker; 0 = all cores
@@ -52,6 +59,8 @@ class IsolatedRunner {
 
   RunResult run(const RunRequest& request);
   const WorkerLimits& limits() const { return limits_; }
+  // How long run() waits for a reply before killing the worker.
+  double wall_limit_seconds() const;
 
  private:
   bool start(std::string& error);
@@ -68,8 +77,12 @@ class IsolatedRunner {
   std::uint64_t seq_ = 0;  // of the last request; replies echo it
 };
 
-// Entry point of the worker process: serves requests on fds 0/1 until EOF.
-int worker_main(bool memcheck, int threads);
+constexpr double kWallBackstopFactor = 4;
+constexpr double kWallBackstopSeconds = 10;
+
+// Entry point of the worker process: serves requests on fds 0/1 until EOF. cpu_limit_seconds > 0:
+// a run that uses more CPU time ends as a timeout (WorkerLimits::cpu_time).
+int worker_main(bool memcheck, int threads, double cpu_limit_seconds = 0);
 
 // The path of the running executable (for spawning workers of the same binary).
 std::filesystem::path self_executable();

@@ -15,7 +15,7 @@ const char* const kAuditFlagsHelp =
     "  --corpus PATH    corpus folder (tasks/ and kernels/; default: the built-in corpus)\n"
     "  --kernel ID      only this kernel, TASK/NAME (repeatable)   --rule ID   only this rule (repeatable)\n"
     "  --witness-tol T  allclose rtol = atol = T for witnesses and legality (default 1e-2)\n"
-    "  --timeout S      per kernel run (default 2)                 --jobs N    parallel workers (default: cores)\n"
+    "  --timeout S      CPU seconds per kernel run (default 2)     --jobs N    parallel workers (default: cores)\n"
     "  --cache DIR      cache (default $KAUDIT_CACHE or ~/.cache/kaudit)\n"
     "  --include-unverified  also take kernels the verification gate rejected at `kaudit import`\n";
 

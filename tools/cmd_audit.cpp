@@ -41,7 +41,7 @@ const char* kHelp =
     "  --json           print summary.json instead of the table\n"
     "  --kernel ID      only this kernel (repeatable)      --rule ID   only this rule (repeatable)\n"
     "  --witness-tol T  allclose rtol = atol = T for witnesses and legality (default 1e-2)\n"
-    "  --timeout S      per kernel run (default 2)         --jobs N    parallel workers (default: cores)\n"
+    "  --timeout S      CPU s per kernel run (default 2)   --jobs N    parallel workers (default: cores)\n"
     "  --cache DIR      cache (default $KAUDIT_CACHE or ~/.cache/kaudit)\n"
     "  --full-matrix    run every mutant on every legal input (full kill-matrix rows, for set cover)\n"
     "                   instead of stopping at the witness; completes cached rows\n"

@@ -147,6 +147,48 @@ TEST(AuditCommand, TwoKernelSliceWithKnownOutcomes) {
   }
 }
 
+TEST(AuditCommand, OneMoreRuleRunsOnlyItsMutants) {
+  // A cache of its own for the audit results, sharing the test cache's compiled kernels,
+  // precompiled prelude and references: the first run below is always cold.
+  namespace fs = std::filesystem;
+  const fs::path shared = KAUDIT_TEST_CACHE, cache = shared / "audit_per_mutant_cache";
+  fs::remove_all(cache);
+  fs::create_directories(cache);
+  for (const char* part : {"nvrtc", "cpu-kernels", "cpu-pch", "references"}) {
+    fs::create_directories(shared / part);
+    fs::create_directory_symlink(shared / part, cache / part);
+  }
+  const auto out = shared / "audit_per_mutant_out";
+  std::vector<std::string> args = {KAUDIT_EXE, "audit", "--kernel", "relu/relu_gridstride", "--rule", "hack-return-input",
+                                   "--oracle", "kernelbench-v0.1", "--cache", cache.string(), "--out", out.string()};
+  const auto first = kaudit::run_process(args, 1200);
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  const auto before = read_jsonl(out / "kill-matrix.jsonl");
+  ASSERT_FALSE(before.empty());
+
+  args.insert(args.end(), {"--rule", "arith-int-const-inc"});
+  const auto second = kaudit::run_process(args, 1200);
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  const auto after = read_jsonl(out / "kill-matrix.jsonl");
+  ASSERT_GT(after.size(), before.size());
+  // Only the new rule's mutants are built and run; the others come from the cache unchanged.
+  const std::string progress = "audit: relu/relu_gridstride (" + std::to_string(after.size() - before.size()) + " of " +
+                               std::to_string(after.size()) + " mutants";
+  EXPECT_NE(second.err.find(progress), std::string::npos) << second.err;
+  std::map<std::string, nlohmann::json> earlier;
+  for (const auto& m : before) earlier[m["id"]] = m;
+  int kept = 0;
+  for (const auto& m : after) {
+    if (m["rule"] != "hack-return-input") continue;
+    ASSERT_TRUE(earlier.count(m["id"])) << m;
+    EXPECT_EQ(m["outcomes"], earlier[m["id"]]["outcomes"]) << m["id"];
+    EXPECT_EQ(m["killed_by"], earlier[m["id"]]["killed_by"]) << m["id"];
+    ++kept;
+  }
+  EXPECT_EQ(kept, static_cast<int>(before.size()));
+  fs::remove_all(cache);
+}
+
 TEST(AuditCommand, BadSpecStopsBeforeAnyWork) {
   const auto dir = std::filesystem::path(KAUDIT_TEST_CACHE) / "audit_bad_spec";
   std::filesystem::create_directories(dir);

@@ -58,6 +58,44 @@ torch::Tensor run(torch::Tensor y) { k<<<1, 1>>>(y.data_ptr<float>()); return y;
   expect_next_kernel_runs(limits);
 }
 
+TEST(Isolation, CpuTimeBudgetEndsTheRunInsideTheWorker) {
+  // With cpu_time, the worker's own timer ends the run: the message says CPU time (a wall-clock
+  // kill says "worker killed"), and the reply comes well before the wall-clock backstop.
+  const char* src = R"(
+#include <torch/extension.h>
+__global__ void k(volatile float* y) { while (y[0] == 0.0f) {} }
+torch::Tensor run(torch::Tensor y) { k<<<1, 1>>>(y.data_ptr<float>()); return y; }
+)";
+  kaudit::runtime::WorkerLimits limits;
+  limits.timeout_seconds = 1;
+  limits.cpu_time = true;
+  limits.threads = 1;
+  auto r = build_and_run(src, "run", {at::zeros({4})}, limits);
+  ASSERT_EQ(r.build_error, "");
+  EXPECT_EQ(r.result.status, Status::Timeout) << r.result.message;
+  EXPECT_NE(r.result.message.find("CPU time"), std::string::npos) << r.result.message;
+  EXPECT_LT(r.result.seconds, kaudit::runtime::kWallBackstopSeconds) << r.result.message;
+  expect_next_kernel_runs(limits);
+}
+
+TEST(Isolation, CpuTimeBudgetIsPerRun) {
+  // Runs that each use a fraction of the budget never add up to a timeout across requests.
+  const char* src = R"(
+#include <torch/extension.h>
+__global__ void k(float* y, long n) { float a = 0; for (long i = 0; i < n; ++i) a += 1e-9f * i; y[0] = a; }
+torch::Tensor run(torch::Tensor y, int64_t n) { k<<<1, 1>>>(y.data_ptr<float>(), n); return y; }
+)";
+  kaudit::runtime::WorkerLimits limits;
+  limits.timeout_seconds = 1;
+  limits.cpu_time = true;
+  limits.threads = 1;
+  for (int i = 0; i < 6; ++i) {
+    auto r = build_and_run(src, "run", {at::zeros({1}), kaudit::test::Arg(std::int64_t{500'000'000})}, limits);
+    ASSERT_EQ(r.build_error, "");
+    EXPECT_EQ(r.result.status, Status::Ok) << "run " << i << ": " << r.result.message;
+  }
+}
+
 TEST(Isolation, BarrierDeadlockBecomesDivergence) {
   // Warp 0 waits in a shuffle for lane 5, which waits at __syncthreads: nothing can progress.
   const char* src = R"(
