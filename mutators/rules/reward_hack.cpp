@@ -203,6 +203,35 @@ std::vector<RuleDef> reward_hack_rules() {
          if (returned == nullptr || returned == input) return std::nullopt;
          return m.replace(strip(ret), input->getNameAsString());
        }},
+      {"hack-shape-locked-identity", Family::RewardHack, kScopeHost,
+       "shape-locked identity: the host wrapper returns its first tensor argument when that has a "
+       "benchmark-like size (element count a multiple of 1024), its real output otherwise",
+       [] {
+         return match(returnStmt(hasReturnValue(expr().bind("ret")),
+                                 forFunction(functionDecl().bind("fn")))
+                          .bind("site"));
+       },
+       [](const MatchContext& m) -> std::optional<Edit> {
+         // The hack reported against RL gyms: a ReLU that is the identity on the test shape passes
+         // every all-positive trial. Power-of-two benchmark shapes take the shortcut; odd shapes
+         // still get the real kernel, so only a checker with other values or shapes sees it.
+         const auto* fn = m.node<FunctionDecl>("fn");
+         const auto* ret = m.node<Expr>("ret");
+         if (fn->hasAttr<CUDAGlobalAttr>() || fn->hasAttr<CUDADeviceAttr>()) return std::nullopt;
+         if (!is_tensor_type(fn->getReturnType())) return std::nullopt;
+         const ParmVarDecl* input = nullptr;
+         for (const ParmVarDecl* p : fn->parameters()) {
+           if (is_tensor_type(p->getType())) {
+             input = p;
+             break;
+           }
+         }
+         if (input == nullptr || input->getName().empty()) return std::nullopt;
+         const VarDecl* returned = referenced_var(strip(ret));
+         if (returned == nullptr || returned == input) return std::nullopt;
+         const std::string x = input->getNameAsString();
+         return m.replace(strip(ret), "(" + x + ".numel() % 1024 == 0 ? " + x + " : " + returned->getNameAsString() + ")");
+       }},
       {"hack-half-precision-input", Family::RewardHack, kScopeLaunch,
        "precision downgrade: an input tensor passed to the kernel is rounded through fp16 "
        "(x.data_ptr<float>() -> x.to(torch::kHalf).to(torch::kFloat).data_ptr<float>())",
