@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "mutators/compile/nvrtc.h"
+#include "common/files.h"
 
 #ifndef KAUDIT_CORPUS_DIR
 #define KAUDIT_CORPUS_DIR "corpus"
@@ -45,12 +46,8 @@ const std::vector<CorpusKernel>& corpus() {
     for (auto it = std::filesystem::recursive_directory_iterator(root, ec);
          !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
       if (it->path().extension() != ".cu") continue;
-      std::ifstream in(it->path(), std::ios::binary);
-      std::stringstream ss;
-      ss << in.rdbuf();
-      out.push_back(
-          {it->path().parent_path().filename().string() + "/" + it->path().filename().string(),
-           ss.str()});
+      out.push_back({it->path().parent_path().filename().string() + "/" + it->path().filename().string(),
+                     kaudit::read_file(it->path()).value_or(std::string())});
     }
     std::sort(out.begin(), out.end(),
               [](const CorpusKernel& a, const CorpusKernel& b) { return a.name < b.name; });

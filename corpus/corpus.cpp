@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "json_locator.h"
+#include "common/files.h"
 
 namespace kaudit::corpus {
 
@@ -71,14 +72,6 @@ bool is_identifier(const std::string& s) {
   });
 }
 
-std::optional<std::string> read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) return std::nullopt;
-  return ss.str();
-}
 
 const char* json_type(const json& j) {
   if (j.is_number_integer()) return "an integer";

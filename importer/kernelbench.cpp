@@ -12,6 +12,7 @@
 #include "common/sha256.h"
 #include "corpus/corpus.h"
 #include "oracle/gate.h"
+#include "common/files.h"
 
 #ifndef KAUDIT_IMPORT_SCRIPT
 #define KAUDIT_IMPORT_SCRIPT "tools/import_kernelbench.py"
@@ -56,12 +57,7 @@ std::string corpus_name(const std::string& stem) {
 
 namespace {
 
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream os;
-  os << in.rdbuf();
-  return os.str();
-}
+std::string read_text(const fs::path& p) { return read_file(p).value_or(std::string()); }
 
 void write_text(const fs::path& p, const std::string& text) {
   std::ofstream out(p, std::ios::binary);

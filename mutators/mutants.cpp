@@ -4,6 +4,7 @@
 
 #include "common/sha256.h"
 #include "mutators/mutators.h"
+#include "common/files.h"
 
 namespace kaudit::mutators {
 
@@ -28,10 +29,8 @@ std::string join_diagnostics(const std::vector<ParseDiagnostic>& diags) {
 }  // namespace
 
 KernelSourceInfo read_kernel_source(const std::string& path, std::string id) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(path + ": cannot read kernel source");
-  std::ostringstream buf;
-  buf << in.rdbuf();
+  const auto text = read_file(path);
+  if (!text) throw std::runtime_error(path + ": cannot read kernel source");
   if (id.empty()) {
     std::string p = path;
     const size_t slash = p.find_last_of('/');
@@ -43,7 +42,7 @@ KernelSourceInfo read_kernel_source(const std::string& path, std::string id) {
     const std::string parent = dslash == std::string::npos ? dir : dir.substr(dslash + 1);
     id = parent.empty() ? base : parent + "/" + base;
   }
-  return KernelSourceInfo{std::move(id), path, buf.str()};
+  return KernelSourceInfo{std::move(id), path, *text};
 }
 
 std::string mutant_id(std::string_view content, std::string_view rule, std::size_t begin,

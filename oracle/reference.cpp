@@ -16,6 +16,7 @@
 
 #include "common/sha256.h"
 #include "common/process.h"
+#include "common/files.h"
 
 #ifndef KAUDIT_DEFAULT_EXPORT_SCRIPT
 #define KAUDIT_DEFAULT_EXPORT_SCRIPT "tools/export_reference.py"
@@ -161,11 +162,9 @@ bool Reference::was_cached() const { return cached_; }
 namespace {
 
 std::string read_bytes(const fs::path& p, const fs::path& blame, const char* what) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) throw ReferenceError(blame, std::string("cannot read ") + what);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  auto bytes = read_file(p);
+  if (!bytes) throw ReferenceError(blame, std::string("cannot read ") + what);
+  return std::move(*bytes);
 }
 
 // Writes `text` to `path` through a temporary file and a rename, so readers see all or nothing.

@@ -10,6 +10,7 @@
 
 #include "corpus/corpus.h"
 #include "corpus/json_locator.h"
+#include "common/files.h"
 
 namespace kaudit::oracle {
 namespace fs = std::filesystem;
@@ -166,11 +167,9 @@ OracleSpec parse_spec(const std::string& text, const fs::path& file) {
 }
 
 OracleSpec load_spec(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw SpecError(file, 0, "", "cannot read the file (does it exist?)");
-  std::ostringstream os;
-  os << in.rdbuf();
-  return parse_spec(os.str(), file);
+  const auto text = read_file(file);
+  if (!text) throw SpecError(file, 0, "", "cannot read the file (does it exist?)");
+  return parse_spec(*text, file);
 }
 
 std::vector<OracleSpec> load_specs(const fs::path& dir) {

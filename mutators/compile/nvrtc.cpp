@@ -31,6 +31,7 @@
 
 #include "common/sha256.h"
 #include "mutators/compile/nvrtc_wire.h"
+#include "common/files.h"
 
 #if defined(KAUDIT_HAVE_NVRTC)
 #include <nvrtc.h>
@@ -272,11 +273,9 @@ std::filesystem::path cache_file(const std::filesystem::path& dir, const std::st
 }
 
 bool read_cache(const std::filesystem::path& file, CompileResult& out) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return false;
-  std::stringstream ss;
-  ss << in.rdbuf();
-  nlohmann::json j = nlohmann::json::parse(ss.str(), nullptr, /*allow_exceptions=*/false);
+  const auto text = read_file(file);
+  if (!text) return false;
+  nlohmann::json j = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (!j.is_object() || j.value("format", "") != kCacheFormat) return false;
   const std::string status = j.value("status", "");
   if (status == "ok") {

@@ -13,6 +13,7 @@
 #include "common/process.h"
 #include "common/sha256.h"
 #include "runtime/cpu/lower.h"
+#include "common/files.h"
 
 #ifndef KAUDIT_PRELUDE_DIR_DEFAULT
 #error "KAUDIT_PRELUDE_DIR_DEFAULT must be defined by the build"
@@ -32,12 +33,6 @@ const std::vector<std::string> kFlags = {"-std=c++17", "-O2", "-g0", "-fPIC", "-
 // depend on its source and flags alone.
 const std::vector<std::string> kLinkFlags = {"-shared", "-s"};
 
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream os;
-  os << in.rdbuf();
-  return os.str();
-}
 }  // namespace
 
 fs::path default_prelude_dir() {
@@ -55,7 +50,7 @@ CpuCompiler::CpuCompiler(fs::path cache_dir, fs::path prelude_dir)
     for (const auto& e : fs::recursive_directory_iterator(prelude_dir_))
       if (e.is_regular_file()) files.push_back(e.path());
   std::sort(files.begin(), files.end());
-  for (const auto& f : files) prelude += f.lexically_relative(prelude_dir_).string() + "\n" + read_file(f);
+  for (const auto& f : files) prelude += f.lexically_relative(prelude_dir_).string() + "\n" + read_file(f).value_or(std::string());
   ProcessResult v = run_process({compiler_, "--version"}, 30);
   identity_ = v.out + "\n";
   for (const auto& f : kFlags) identity_ += f + " ";

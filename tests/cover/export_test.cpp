@@ -14,6 +14,7 @@
 #include "corpus/corpus.h"
 #include "cover/export.h"
 #include "oracle/recipes.h"
+#include "common/files.h"
 
 namespace {
 
@@ -56,12 +57,7 @@ oracle::OracleSpec suite() {
   return s;
 }
 
-std::string read(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream os;
-  os << in.rdbuf();
-  return os.str();
-}
+std::string read(const fs::path& p) { return kaudit::read_file(p).value_or(std::string()); }
 
 TEST(Export, KernelbenchHiddenModulesRegenerateTheTensorsBitForBit) {
   const fs::path out = fs::temp_directory_path() / ("kaudit_export_" + std::to_string(::getpid()));

@@ -13,15 +13,11 @@
 #include <unistd.h>
 
 #include "mutators/compile/nvrtc.h"
+#include "common/files.h"
 
 namespace kaudit::mutators::testing {
 
-inline std::string read_text(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+inline std::string read_text(const std::filesystem::path& p) { return kaudit::read_file(p).value_or(std::string()); }
 
 inline std::filesystem::path corpus_dir() { return KAUDIT_CORPUS_DIR; }
 inline std::filesystem::path fixtures_dir() { return KAUDIT_NVRTC_FIXTURES_DIR; }

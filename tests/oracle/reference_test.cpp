@@ -16,6 +16,7 @@
 #include "corpus/corpus.h"
 #include "oracle/recipes.h"
 #include "oracle/reference.h"
+#include "common/files.h"
 
 namespace fs = std::filesystem;
 using namespace kaudit;
@@ -268,11 +269,7 @@ TEST_F(ReferenceTest, HangingProblemIsStoppedByTheTimeout) {
   fs::create_directories(dir);
   fs::copy_file(kFixtures / "corpus_good/tasks/relu/task.json", dir / "task.json");
   std::ofstream(dir / "problem.py") << "import time\ntime.sleep(120)\n";
-  std::string json_text;
-  {
-    std::ifstream in(dir / "task.json");
-    json_text.assign(std::istreambuf_iterator<char>(in), {});
-  }
+  std::string json_text = kaudit::read_file(dir / "task.json").value_or(std::string());
   json_text.replace(json_text.find("\"relu\""), 6, "\"hangs\"");
   std::ofstream(dir / "task.json", std::ios::trunc) << json_text;
   corpus::Task t = load_task_at(dir);

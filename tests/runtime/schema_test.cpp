@@ -11,6 +11,7 @@
 
 #include "runtime/cpu/schema.h"
 #include "tests/runtime/kernel_fixture.h"
+#include "common/files.h"
 
 using kaudit::cpu::SchemaEdit;
 using kaudit::runtime::Status;
@@ -123,10 +124,7 @@ TEST(Schema, SourcesKeepLineNumbersAndGroupSpans) {
 // built with it is byte-for-byte the one built without it.
 TEST(CpuCompiler, PrecompiledPreludeGivesTheSameLibrary) {
   namespace fs = std::filesystem;
-  const auto bytes = [](const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  };
+  const auto bytes = [](const fs::path& p) { return kaudit::read_file(p).value_or(std::string()); };
   // The same cache folder both times: the compiler records the source file's path in the library.
   const fs::path cache = fs::path(KAUDIT_TEST_CACHE) / "pch-test";
   fs::remove_all(cache);
