@@ -72,7 +72,7 @@ torch::Tensor f(torch::Tensor x, torch::Tensor w) {
 torch::Tensor g(torch::Tensor x) { return x; }
 int h(torch::Tensor x) { int n = 0; return n; }
 )cu",
-               {{"y", "(x.numel() % 1024 == 0 ? x : y)"}, {"y", "(x.numel() % 1024 == 0 ? x : y)"}}});
+               {{"y", "(x.numel() % 64 == 0 ? x : y)"}, {"y", "(x.numel() % 64 == 0 ? x : y)"}}});
   c.push_back({"hack-half-precision-input", std::string(kHostPrefix) + R"cu(
 __global__ void k(const float* a, const float* b, float* c, const long long* idx) {}
 torch::Tensor f(torch::Tensor x, torch::Tensor w, torch::Tensor t) {
