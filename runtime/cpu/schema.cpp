@@ -23,7 +23,18 @@ struct Group {
   std::vector<std::size_t> members;
 };
 
-std::string embed(const std::string& original, const std::vector<std::pair<int, std::string>>& alts) {
+// An insertion can be switched when it is a statement inserted where a statement may start:
+// after `{`, `;` or `}` (a kernel's first line, between two statements). Anywhere else (inside an
+// expression) it needs a build of its own. A guess that is wrong costs one compile: the compiler
+// rejects the line and the edit moves to a standalone build.
+bool switchable_insertion(const std::string& source, std::size_t at, const std::string& replacement) {
+  if (!ends_statement(replacement)) return false;
+  const std::size_t prev = at == 0 ? std::string::npos : source.find_last_not_of(" \t\r\n", at - 1);
+  return prev != std::string::npos && (source[prev] == '{' || source[prev] == ';' || source[prev] == '}');
+}
+
+std::string embed(const std::string& original, const std::vector<std::pair<int, std::string>>& alts,
+                  bool insertion) {
   // Newlines inside the original are kept in place so later lines keep their numbers; the
   // alternatives are put on the span's first line.
   auto flat = [](std::string t) {
@@ -31,7 +42,7 @@ std::string embed(const std::string& original, const std::vector<std::pair<int, 
     return t;
   };
   std::string out;
-  if (ends_statement(original)) {
+  if (insertion || ends_statement(original)) {
     out = "{ ";
     for (const auto& [v, r] : alts) out += "if (kaudit_active_mutant == " + std::to_string(v) + ") { " + flat(r) + " } else ";
     out += "{ " + original + " } }";
@@ -62,7 +73,12 @@ std::vector<Schema> schema_sources(const std::string& source, const std::vector<
     bool first = true;
     for (auto& [span, members] : by_span) {
       const bool insertion = span.first == span.second;
-      if (insertion || (!first && span.first < reach)) {  // insertions need a statement context: standalone
+      const bool unswitchable =
+          insertion && std::any_of(members.begin(), members.end(), [&](std::size_t i) {
+            return !switchable_insertion(source, span.first, edits[i].replacement);
+          });
+      if (unswitchable) continue;  // in no schema: build_schemata builds it standalone
+      if (!first && span.first < reach) {  // overlaps a chosen group: the next schema
         next.insert(next.end(), members.begin(), members.end());
         continue;
       }
@@ -70,10 +86,7 @@ std::vector<Schema> schema_sources(const std::string& source, const std::vector<
       reach = span.second;
       first = false;
     }
-    if (chosen.empty()) {
-      // Only insertions are left: they cannot be switched here.
-      break;
-    }
+    if (chosen.empty()) break;  // only edits that cannot be switched are left
     Schema s;
     std::string text;
     std::size_t last = 0;
@@ -86,7 +99,7 @@ std::vector<Schema> schema_sources(const std::string& source, const std::vector<
         s.switch_value.push_back(value);
       }
       text += source.substr(last, g.begin - last);
-      text += embed(source.substr(g.begin, g.end - g.begin), alts);
+      text += embed(source.substr(g.begin, g.end - g.begin), alts, g.begin == g.end);
       last = g.end;
     }
     text += source.substr(last);
@@ -105,9 +118,6 @@ SchemaPlan build_schemata(const CpuCompiler& compiler, const std::string& source
   SchemaPlan plan;
   std::vector<std::size_t> excluded;
   std::set<std::size_t> in_schema;
-  // Insertions never go in a schema.
-  for (std::size_t i = 0; i < edits.size(); ++i)
-    if (edits[i].begin == edits[i].end) excluded.push_back(i);
   // Lines of the kernel file named by the compiler's messages (errors, and the notes that point
   // from a macro or template back to the kernel's own line).
   std::string escaped;

@@ -4,7 +4,9 @@
 // Each edit replaces source[begin, end) with `replacement`. In the schema the span becomes
 //   expression form:  ((kaudit_active_mutant == 3) ? (replacement) : (original))
 //   statement form:   { if (kaudit_active_mutant == 3) { replacement } else { original } }
-// (statement form when the original ends a statement, `;` or `}`). Edits on the same span share
+// (statement form when the original ends a statement, `;` or `}`; an insertion is an empty span,
+// switched in statement form when it is a statement inserted where one may start, after `{`, `;`
+// or `}`, and built standalone otherwise). Edits on the same span share
 // one conditional chain; edits that overlap a chosen one without sharing its span go to the next
 // schema (a kernel may need a few). A span the C++ compiler rejects in schema form (a constant
 // expression, an array size, a template argument, a declaration whose scope the braces would

@@ -43,6 +43,12 @@ SchemaEdit edit(const std::string& original, const std::string& replacement, int
   return {pos, pos + original.size(), replacement};
 }
 
+SchemaEdit insert_at(const std::string& before, const std::string& text) {
+  const std::size_t pos = kSource.find(before);
+  EXPECT_NE(pos, std::string::npos) << before;
+  return {pos, pos, text};
+}
+
 std::string apply(const SchemaEdit& e) {
   std::string s = kSource;
   s.replace(e.begin, e.end - e.begin, e.replacement);
@@ -76,12 +82,16 @@ TEST(Schema, SwitchedMutantsMatchTheirStandaloneBuilds) {
       // A declaration in statement form: the braces of the switch would hide `v` from its use on
       // the next line. The compiler names the use; the declaring edit is the one moved out.
       edit("float v = buf[blockDim.x - 1 - t];", "float v = buf[t] * 0.5f;"),
+      // Insertions (empty spans): a statement where a statement may start is switched; text
+      // inserted inside an expression is not.
+      insert_at("  int t = threadIdx.x;", "if (blockIdx.x == gridDim.x - 1) return;"),
+      insert_at("2.0f * v", "-"),
   };
   auto plan = kaudit::cpu::build_schemata(kaudit::test::test_compiler(), kSource, "schema_kernel.cu", "run", edits);
   ASSERT_FALSE(plan.schemata.empty());
   EXPECT_GE(plan.schemata.size(), 2u);  // the overlapping pair cannot share one schema
-  ASSERT_EQ(plan.standalone, (std::vector<std::size_t>{5, 8}))
-      << "only the array size and the declaration should need their own builds";
+  ASSERT_EQ(plan.standalone, (std::vector<std::size_t>{5, 8, 10}))
+      << "only the array size, the declaration and the insertion inside an expression should need their own builds";
 
   auto x = at::randn({1000});
   auto original = kaudit::test::test_compiler().build(kSource, "schema_kernel.cu", "run");
