@@ -255,7 +255,8 @@ bool is_sanity_input(const PoolInput& in) {
 
 }  // namespace
 
-std::vector<PoolInput> candidate_pool(const corpus::Task& task, const std::vector<oracle::OracleSpec>& oracles) {
+std::vector<PoolInput> candidate_pool(const corpus::Task& task, const std::vector<oracle::OracleSpec>& pool_specs,
+                                      const std::vector<oracle::OracleSpec>& scored) {
   std::vector<PoolInput> pool;
   std::map<std::string, std::size_t> index;
   const auto add = [&](const oracle::Recipe& r, const std::string& user) {
@@ -268,12 +269,15 @@ std::vector<PoolInput> candidate_pool(const corpus::Task& task, const std::vecto
       it = index.emplace(key, pool.size()).first;
       pool.push_back(std::move(in));
     }
-    pool[it->second].used_by.push_back(user);
+    auto& users = pool[it->second].used_by;
+    if (std::find(users.begin(), users.end(), user) == users.end()) users.push_back(user);
   };
-  for (const auto& spec : oracles)
+  for (const auto& spec : pool_specs)
     for (const auto& t : oracle::trials_for(spec, task.name)) add(t, spec.name + "/" + t.name);
   for (const auto& r : oracle::gate_recipes(task)) add(r, "gate/" + r.name);
   for (const auto& r : oracle::pattern_recipes()) add(r, "pattern/" + r.name);
+  for (const auto& spec : scored)
+    for (const auto& t : oracle::trials_for(spec, task.name)) add(t, spec.name + "/" + t.name);
   for (auto& in : pool) {
     try {
       const auto dims = oracle::dims_for(task, in.recipe);
@@ -345,9 +349,7 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
 
     // 2. Pool, made concrete. The pool specs come first, so scoring fewer or other oracles
     // leaves the pool (and every witness) of the default audit unchanged.
-    std::vector<oracle::OracleSpec> pool_specs = options.pool_specs;
-    pool_specs.insert(pool_specs.end(), options.oracles.begin(), options.oracles.end());
-    TaskPool tp{task.name, candidate_pool(task, pool_specs), {}};
+    TaskPool tp{task.name, candidate_pool(task, options.pool_specs, options.oracles), {}};
     auto& pool = tp.inputs;
     std::vector<Prepared> prepared(pool.size());
     for (std::size_t p = 0; p < pool.size(); ++p) {

@@ -63,8 +63,9 @@ struct AuditOptions {
   std::filesystem::path cache_dir;
   std::filesystem::path worker_exe;        // a binary with a `worker` subcommand (kaudit)
   std::vector<oracle::OracleSpec> oracles;       // scored
-  // Specs whose trials join the candidate pool before the scored oracles' (the CLI passes every
-  // built-in spec): the pool, and so every witness, stays the same whichever oracles are scored.
+  // Specs whose trials make the candidate pool, with the gate's recipes and the patterns, before
+  // the scored oracles' (the CLI passes every built-in spec): the pool, and so every witness,
+  // stays the same whichever oracles are scored, as long as their trials are in it.
   std::vector<oracle::OracleSpec> pool_specs;
   oracle::Comparator witness{oracle::ComparatorKind::Allclose, 1e-2, 1e-2, false};
   // CPU time per run, enforced in the worker (correct kernels at the small presets take
@@ -130,7 +131,12 @@ struct AuditResult {
 
 AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options);
 
-// The pool of a task (stage 2), before legality.
-std::vector<PoolInput> candidate_pool(const corpus::Task& task, const std::vector<oracle::OracleSpec>& oracles);
+// The pool of a task (stage 2), before legality: the trials of `pool_specs`, the gate's recipes,
+// the structured patterns, then the trials of `scored` (recipes new to the pool), deduplicated by
+// recipe and ordered cheap first, ties in that order. A scored oracle whose trials are all in the
+// pool already (a suite from `kaudit cover`) leaves the pool, and so every witness and cached
+// row, exactly as the default audit has them.
+std::vector<PoolInput> candidate_pool(const corpus::Task& task, const std::vector<oracle::OracleSpec>& pool_specs,
+                                      const std::vector<oracle::OracleSpec>& scored = {});
 
 }  // namespace kaudit::audit
