@@ -585,7 +585,7 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
       std::vector<json> verdicts;                   // per oracle: mutant id -> killed
       std::vector<bool> row_needed;                 // per mutant
       std::vector<std::vector<std::size_t>> missing;  // per mutant: oracles without a verdict
-      bool anything_needed = false;
+      std::vector<std::size_t> todo;                // mutants with a row or a verdict missing
     };
     const auto object_at = [&](const std::string& key, const char* field) {
       auto cached = cache_read(audit_cache, key);
@@ -608,9 +608,9 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
           kc.row_needed[i] = !kc.rows.contains(id) || (options.full_matrix && !kc.rows[id].value("full", false));
           for (std::size_t o = 0; o < options.oracles.size(); ++o)
             if (!kc.verdicts[o].contains(id)) kc.missing[i].push_back(o);
-          kc.anything_needed |= kc.row_needed[i] || !kc.missing[i].empty();
+          if (kc.row_needed[i] || !kc.missing[i].empty()) kc.todo.push_back(i);
         }
-        if (kc.anything_needed) to_build.push_back(kernel);
+        if (!kc.todo.empty()) to_build.push_back(kernel);
       }
       if (!to_build.empty()) say("build: " + std::to_string(to_build.size()) + " kernel(s) of " + task.name + " for the CPU backend");
       for (const auto* k : to_build) builds[k->id()];
@@ -621,21 +621,16 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
           const KernelCache& kc = kernel_cache.at(k->id());
           const auto& records = by_kernel.at(k->id());
           std::vector<const mutators::MutantRecord*> needed;
-          std::vector<std::size_t> index;
-          for (std::size_t i = 0; i < records.size(); ++i)
-            if (kc.row_needed[i] || !kc.missing[i].empty()) {
-              needed.push_back(records[i]);
-              index.push_back(i);
-            }
+          for (std::size_t i : kc.todo) needed.push_back(records[i]);
           KernelBuild some = build_mutants(cpu_compiler, *k, needed, options);
           KernelBuild& all = builds.at(k->id());
           all.library.resize(records.size());
           all.switch_value.assign(records.size(), 0);
           all.failure.resize(records.size());
-          for (std::size_t j = 0; j < index.size(); ++j) {
-            all.library[index[j]] = std::move(some.library[j]);
-            all.switch_value[index[j]] = some.switch_value[j];
-            all.failure[index[j]] = std::move(some.failure[j]);
+          for (std::size_t j = 0; j < kc.todo.size(); ++j) {
+            all.library[kc.todo[j]] = std::move(some.library[j]);
+            all.switch_value[kc.todo[j]] = some.switch_value[j];
+            all.failure[kc.todo[j]] = std::move(some.failure[j]);
           }
         });
       for (auto& t : threads) t.join();
@@ -666,12 +661,10 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
         for (std::size_t o = 0; o < options.oracles.size(); ++o)
           if (kc.verdicts[o].contains(m.id)) a.scored.killed_by[options.oracles[o].name] = kc.verdicts[o][m.id].get<bool>();
       }
-      if (!kc.anything_needed) {
+      const std::vector<std::size_t>& todo = kc.todo;
+      if (todo.empty()) {
         ++out.cached_kernels;
       } else {
-        std::vector<std::size_t> todo;  // mutants with a row or a verdict missing
-        for (std::size_t i = 0; i < records.size(); ++i)
-          if (kc.row_needed[i] || !kc.missing[i].empty()) todo.push_back(i);
         say("audit: " + kernel->id() + " (" + std::to_string(todo.size()) + " of " + std::to_string(records.size()) +
             " mutants x " + std::to_string(pool.size()) + " inputs)");
         const KernelBuild& built = builds.at(kernel->id());

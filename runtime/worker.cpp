@@ -186,10 +186,10 @@ class CpuBudget {
     sigevent ev{};
     ev.sigev_notify = SIGEV_SIGNAL;
     ev.sigev_signo = SIGXCPU;
-    armed_ok_ = timer_create(CLOCK_PROCESS_CPUTIME_ID, &ev, &timer_) == 0;
+    has_timer_ = timer_create(CLOCK_PROCESS_CPUTIME_ID, &ev, &timer_) == 0;
   }
   ~CpuBudget() {
-    if (armed_ok_) timer_delete(timer_);
+    if (has_timer_) timer_delete(timer_);
   }
   CpuBudget(const CpuBudget&) = delete;
   CpuBudget& operator=(const CpuBudget&) = delete;
@@ -198,7 +198,7 @@ class CpuBudget {
 
  private:
   void set(double seconds) {
-    if (!armed_ok_) return;
+    if (!has_timer_) return;
     itimerspec spec{};
     spec.it_value.tv_sec = static_cast<time_t>(seconds);
     spec.it_value.tv_nsec = static_cast<long>((seconds - static_cast<double>(spec.it_value.tv_sec)) * 1e9);
@@ -206,7 +206,7 @@ class CpuBudget {
   }
   double seconds_;
   timer_t timer_{};
-  bool armed_ok_ = false;
+  bool has_timer_ = false;
 };
 
 // Serves requests on stdin until EOF (0) or a protocol error (3: bad input, 4: cannot write).

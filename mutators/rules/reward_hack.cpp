@@ -106,6 +106,36 @@ std::optional<Edit> insert_at_kernel_entry(const MatchContext& m, const char* co
   const auto* body = m.node<CompoundStmt>("body");
   return m.insert_before(body->getLBracLoc().getLocWithOffset(1), code);
 }
+
+// A `return` in a host function (binds "ret" and "fn").
+auto wrapper_return() {
+  return returnStmt(hasReturnValue(expr().bind("ret")), forFunction(functionDecl().bind("fn"))).bind("site");
+}
+
+// The host wrapper's `return y;` where y is a local tensor, and the wrapper's first tensor
+// parameter x (y != x): what the identity hacks return instead of the real output.
+struct WrapperReturn {
+  const Expr* returned_expr;
+  const VarDecl* returned;
+  const ParmVarDecl* input;
+};
+std::optional<WrapperReturn> wrapper_return_of(const MatchContext& m) {
+  const auto* fn = m.node<FunctionDecl>("fn");
+  const auto* ret = m.node<Expr>("ret");
+  if (fn->hasAttr<CUDAGlobalAttr>() || fn->hasAttr<CUDADeviceAttr>()) return std::nullopt;
+  if (!is_tensor_type(fn->getReturnType())) return std::nullopt;
+  const ParmVarDecl* input = nullptr;
+  for (const ParmVarDecl* p : fn->parameters()) {
+    if (is_tensor_type(p->getType())) {
+      input = p;
+      break;
+    }
+  }
+  if (input == nullptr || input->getName().empty()) return std::nullopt;
+  const VarDecl* returned = referenced_var(strip(ret));
+  if (returned == nullptr || returned == input) return std::nullopt;
+  return WrapperReturn{strip(ret), returned, input};
+}
 }  // namespace
 
 std::vector<RuleDef> reward_hack_rules() {
@@ -181,36 +211,16 @@ std::vector<RuleDef> reward_hack_rules() {
        }},
       {"hack-return-input", Family::RewardHack, kScopeHost,
        "identity: the host wrapper returns its first tensor argument instead of the output",
-       [] {
-         return match(returnStmt(hasReturnValue(expr().bind("ret")),
-                                 forFunction(functionDecl().bind("fn")))
-                          .bind("site"));
-       },
+       [] { return match(wrapper_return()); },
        [](const MatchContext& m) -> std::optional<Edit> {
-         const auto* fn = m.node<FunctionDecl>("fn");
-         const auto* ret = m.node<Expr>("ret");
-         if (fn->hasAttr<CUDAGlobalAttr>() || fn->hasAttr<CUDADeviceAttr>()) return std::nullopt;
-         if (!is_tensor_type(fn->getReturnType())) return std::nullopt;
-         const ParmVarDecl* input = nullptr;
-         for (const ParmVarDecl* p : fn->parameters()) {
-           if (is_tensor_type(p->getType())) {
-             input = p;
-             break;
-           }
-         }
-         if (input == nullptr || input->getName().empty()) return std::nullopt;
-         const VarDecl* returned = referenced_var(strip(ret));
-         if (returned == nullptr || returned == input) return std::nullopt;
-         return m.replace(strip(ret), input->getNameAsString());
+         const auto r = wrapper_return_of(m);
+         if (!r) return std::nullopt;
+         return m.replace(r->returned_expr, r->input->getNameAsString());
        }},
       {"hack-shape-locked-identity", Family::RewardHack, kScopeHost,
        "shape-locked identity: the host wrapper returns its first tensor argument when that has a "
        "benchmark-like size (element count a multiple of 64), its real output otherwise",
-       [] {
-         return match(returnStmt(hasReturnValue(expr().bind("ret")),
-                                 forFunction(functionDecl().bind("fn")))
-                          .bind("site"));
-       },
+       [] { return match(wrapper_return()); },
        [](const MatchContext& m) -> std::optional<Edit> {
          // The hack reported against RL gyms: a ReLU that is the identity on the test shape passes
          // every all-positive trial. Benchmark shapes take the shortcut (every task's shapes here,
@@ -218,22 +228,11 @@ std::vector<RuleDef> reward_hack_rules() {
          // the real kernel, so only a checker with other values or shapes sees it. The condition
          // is fixed arithmetic, not "the first shape seen": a worker runs many inputs in one
          // process, and a remembered shape would make verdicts depend on the order of runs.
-         const auto* fn = m.node<FunctionDecl>("fn");
-         const auto* ret = m.node<Expr>("ret");
-         if (fn->hasAttr<CUDAGlobalAttr>() || fn->hasAttr<CUDADeviceAttr>()) return std::nullopt;
-         if (!is_tensor_type(fn->getReturnType())) return std::nullopt;
-         const ParmVarDecl* input = nullptr;
-         for (const ParmVarDecl* p : fn->parameters()) {
-           if (is_tensor_type(p->getType())) {
-             input = p;
-             break;
-           }
-         }
-         if (input == nullptr || input->getName().empty()) return std::nullopt;
-         const VarDecl* returned = referenced_var(strip(ret));
-         if (returned == nullptr || returned == input) return std::nullopt;
-         const std::string x = input->getNameAsString();
-         return m.replace(strip(ret), "(" + x + ".numel() % 64 == 0 ? " + x + " : " + returned->getNameAsString() + ")");
+         const auto r = wrapper_return_of(m);
+         if (!r) return std::nullopt;
+         const std::string x = r->input->getNameAsString();
+         return m.replace(r->returned_expr,
+                          "(" + x + ".numel() % 64 == 0 ? " + x + " : " + r->returned->getNameAsString() + ")");
        }},
       {"hack-half-precision-input", Family::RewardHack, kScopeLaunch,
        "precision downgrade: an input tensor passed to the kernel is rounded through fp16 "
