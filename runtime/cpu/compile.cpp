@@ -26,8 +26,19 @@ namespace {
 // -ffp-contract=off and no fast-math: float results are the same on every x86-64 machine.
 // -fvisibility=hidden and -fno-gnu-unique: several kernel libraries live in one worker, and their
 // inline functions, templates and static __shared__ variables must stay private to each.
-const std::vector<std::string> kFlags = {"-std=c++17", "-O2", "-g0", "-fPIC", "-ffp-contract=off",
-                                         "-fvisibility=hidden", "-fno-gnu-unique", "-w"};
+// -mfma where this CPU has FMA: `fmaf` (CUDA's fmaf, __fmaf_rn) becomes one instruction instead
+// of a libm call (13% of a tiled matmul's run). A fused multiply-add is correctly rounded either
+// way, and contraction stays off, so the results are the same bits; the flag is part of the
+// compiler identity, so a cache never hands such a library to a CPU without FMA.
+std::vector<std::string> compile_flags() {
+  std::vector<std::string> flags = {"-std=c++17", "-O2", "-g0", "-fPIC", "-ffp-contract=off",
+                                    "-fvisibility=hidden", "-fno-gnu-unique", "-w"};
+#if defined(__x86_64__)
+  if (__builtin_cpu_supports("fma")) flags.push_back("-mfma");
+#endif
+  return flags;
+}
+const std::vector<std::string> kFlags = compile_flags();
 // For the library only (the precompiled prelude is made with kFlags). -s drops the static symbol
 // table, which would name the temporary source and object files: the bytes of a library then
 // depend on its source and flags alone.
