@@ -111,7 +111,6 @@ enum class ThreadState { Ready, AtBarrier, AtWarp, Exited };
 struct FiberThread {
   ThreadCtx ctx{};
   ctx::fiber fiber;  // the suspended CUDA thread
-  ctx::fiber sched;  // the scheduler, while this thread runs
   ThreadState state = ThreadState::Exited;
   int lane = 0, warp = 0;
   // barrier
@@ -131,13 +130,51 @@ class BlockScheduler {
   void run(const LaunchSpec& spec, RunThreadFn fn, void* launch, const ThreadCtx& proto, bool reversed,
            unsigned stack_bytes);
 
-  // Called on a CUDA thread's fiber.
+  // Called on a CUDA thread's fiber when it waits (barrier, warp collective).
   void yield(FiberThread& t) {
-    t.sched = std::move(t.sched).resume();
+    switch_from(t);
     if (aborting_) throw AbortBlock{};
   }
 
  private:
+  // A pass runs the ready lanes of one warp in order. A lane that waits or exits hands over
+  // straight to the next ready lane of the pass (one context switch per lane instead of two, the
+  // scheduler in between); the last one returns to the scheduler. The order is the one a loop in
+  // the scheduler would follow: only a lane itself, or the scheduler between passes, changes a
+  // lane's state.
+  FiberThread* pass_lane(std::size_t k) const {
+    return threads_[pass_first_ + (pass_reversed_ ? pass_count_ - 1 - k : k)].get();
+  }
+  // The next ready lane of the pass after the current one (nullptr: the pass is over).
+  FiberThread* next_in_pass() {
+    for (std::size_t k = pass_pos_ + 1; k < pass_count_; ++k) {
+      FiberThread* t = pass_lane(k);
+      if (t->state == ThreadState::Ready) {
+        pass_pos_ = k;
+        return t;
+      }
+    }
+    return nullptr;
+  }
+  // Runs a pass over warp lanes [first, first + count); true if any lane ran.
+  bool run_pass(std::size_t first, std::size_t count, bool reversed);
+  // Leaves lane `from` (suspended, or finished when its fiber returns) for the next ready lane
+  // of the pass or the scheduler. Whoever is resumed stores `from`'s continuation in its slot.
+  void switch_from(FiberThread& from) {
+    FiberThread* next = aborting_ ? nullptr : next_in_pass();
+    switching_from_ = &from;
+    if (next) {
+      tls_ctx = &next->ctx;
+      store(std::move(next->fiber).resume());
+    } else {
+      store(std::move(sched_).resume());
+    }
+  }
+  // On waking up: keeps the continuation of the fiber that switched here (nullptr: the scheduler).
+  void store(ctx::fiber&& c) {
+    if (switching_from_) switching_from_->fiber = std::move(c);
+    else sched_ = std::move(c);
+  }
   void ensure_threads(std::size_t n, unsigned stack_bytes);
   bool try_release_barrier(std::string& divergence);
   bool try_complete_warp(int warp, std::string& divergence);
@@ -150,6 +187,10 @@ class BlockScheduler {
   void* launch_ = nullptr;
   bool aborting_ = false;
   unsigned stack_bytes_ = 0;
+  ctx::fiber sched_;                     // the scheduler, while a lane runs
+  FiberThread* switching_from_ = nullptr;  // who made the last switch (nullptr: the scheduler)
+  std::size_t pass_first_ = 0, pass_count_ = 0, pass_pos_ = 0;
+  bool pass_reversed_ = false;
 };
 
 thread_local BlockScheduler* tls_scheduler = nullptr;
@@ -160,7 +201,8 @@ void BlockScheduler::reset_fibers() {
   for (auto& t : threads_) {
     if (t->fiber) {
       tls_ctx = &t->ctx;
-      t->fiber = std::move(t->fiber).resume();
+      switching_from_ = nullptr;
+      store(std::move(t->fiber).resume());  // the lane unwinds and returns here, finished
     }
   }
   threads_.clear();
@@ -177,23 +219,27 @@ void BlockScheduler::ensure_threads(std::size_t n, unsigned stack_bytes) {
     FiberThread* tp = t.get();
     tp->ctx.fiber_thread = tp;
     tp->fiber = ctx::fiber(std::allocator_arg, ctx::protected_fixedsize_stack(stack_bytes),
-                           [this, tp](ctx::fiber&& sched) {
-                             tp->sched = std::move(sched);
+                           [this, tp](ctx::fiber&& from) {
+                             store(std::move(from));
                              for (;;) {
-                               if (aborting_) return std::move(tp->sched);
+                               if (aborting_) break;
                                try {
                                  fn_(launch_);
                                } catch (const AbortBlock&) {
-                                 tp->state = ThreadState::Exited;
-                                 return std::move(tp->sched);
+                                 break;
                                } catch (const std::exception& e) {
                                  record_fault(FaultKind::DeviceException,
                                               std::string("exception in device code: ") + e.what(),
                                               kCudaLaunchFailure);
                                }
                                tp->state = ThreadState::Exited;
-                               tp->sched = std::move(tp->sched).resume();
+                               switch_from(*tp);  // resumed again for the next block
                              }
+                             // Unwound for good (reset_fibers): back to the scheduler, which
+                             // stores the finished (empty) continuation in this lane's slot.
+                             tp->state = ThreadState::Exited;
+                             switching_from_ = tp;
+                             return std::move(sched_);
                            });
     threads_.push_back(std::move(t));
   }
@@ -229,14 +275,7 @@ void BlockScheduler::run(const LaunchSpec& spec, RunThreadFn fn, void* launch, c
       const int w = reversed ? nwarps - 1 - wk : wk;
       const std::size_t first = (std::size_t)w * 32, count = std::min<std::size_t>(32, n_ - first);
       for (bool again = true; again && divergence.empty();) {
-        again = false;
-        for (std::size_t k = 0; k < count; ++k) {
-          FiberThread& t = *threads_[first + (reversed ? count - 1 - k : k)];
-          if (t.state != ThreadState::Ready) continue;
-          tls_ctx = &t.ctx;
-          t.fiber = std::move(t.fiber).resume();
-          progressed = true;
-        }
+        progressed |= run_pass(first, count, reversed);
         again = try_complete_warp(w, divergence);
       }
     }
@@ -260,6 +299,22 @@ void BlockScheduler::run(const LaunchSpec& spec, RunThreadFn fn, void* launch, c
                  kCudaLaunchFailure);
     reset_fibers();
   }
+}
+
+bool BlockScheduler::run_pass(std::size_t first, std::size_t count, bool reversed) {
+  pass_first_ = first;
+  pass_count_ = count;
+  pass_reversed_ = reversed;
+  for (std::size_t k = 0; k < count; ++k) {
+    FiberThread* t = pass_lane(k);
+    if (t->state != ThreadState::Ready) continue;
+    pass_pos_ = k;
+    tls_ctx = &t->ctx;
+    switching_from_ = nullptr;
+    store(std::move(t->fiber).resume());  // returns when the pass's last lane hands back
+    return true;
+  }
+  return false;
 }
 
 // Releases the block barrier when every live thread waits at it. Returns true if it released.
