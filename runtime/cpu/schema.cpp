@@ -4,6 +4,7 @@
 #include <map>
 #include <regex>
 #include <set>
+#include <sstream>
 
 namespace kaudit::cpu {
 namespace {
@@ -31,6 +32,21 @@ bool switchable_insertion(const std::string& source, std::size_t at, const std::
   if (!ends_statement(replacement)) return false;
   const std::size_t prev = at == 0 ? std::string::npos : source.find_last_not_of(" \t\r\n", at - 1);
   return prev != std::string::npos && (source[prev] == '{' || source[prev] == ';' || source[prev] == '}');
+}
+
+// A span that is a whole expression statement (it starts its line, after `{`, `;`, `}` or `)`,
+// and a `;` follows it), e.g. `__syncthreads()`, is switched in statement form with its `;`, so a
+// replacement that is a statement itself (`if (s > 1) __syncthreads()`) can be switched too.
+// Returns the end of the span to switch: past the `;`, or `end` unchanged. A wrong guess costs a
+// compile: the braces do not compile inside an expression, and the edit moves to a standalone build.
+std::size_t statement_end(const std::string& source, std::size_t begin, std::size_t end) {
+  if (begin == end || ends_statement(source.substr(begin, end - begin))) return end;
+  const std::size_t line_start = begin == 0 ? 0 : source.find_last_of('\n', begin - 1) + 1;
+  if (source.find_first_not_of(" \t", line_start) != begin) return end;
+  const std::size_t prev = begin == 0 ? std::string::npos : source.find_last_not_of(" \t\r\n", begin - 1);
+  if (prev != std::string::npos && std::string("{;})").find(source[prev]) == std::string::npos) return end;
+  const std::size_t next = source.find_first_not_of(" \t\r\n", end);
+  return next != std::string::npos && source[next] == ';' ? next + 1 : end;
 }
 
 std::string embed(const std::string& original, const std::vector<std::pair<int, std::string>>& alts,
@@ -71,7 +87,8 @@ std::vector<Schema> schema_sources(const std::string& source, const std::vector<
     std::vector<std::size_t> next;
     std::size_t reach = 0;
     bool first = true;
-    for (auto& [span, members] : by_span) {
+    for (auto& [key, members] : by_span) {
+      const std::pair<std::size_t, std::size_t> span{key.first, statement_end(source, key.first, key.second)};
       const bool insertion = span.first == span.second;
       const bool unswitchable =
           insertion && std::any_of(members.begin(), members.end(), [&](std::size_t i) {
@@ -93,8 +110,9 @@ std::vector<Schema> schema_sources(const std::string& source, const std::vector<
     int value = (int)out.size() * 100000;  // distinct switch values across a kernel's schemata
     for (const Group& g : chosen) {
       std::vector<std::pair<int, std::string>> alts;
+      const bool with_semicolon = g.end != edits[g.members.front()].end;  // see statement_end
       for (std::size_t i : g.members) {
-        alts.emplace_back(++value, edits[i].replacement);
+        alts.emplace_back(++value, edits[i].replacement + (with_semicolon ? ";" : ""));
         s.edits.push_back(i);
         s.switch_value.push_back(value);
       }
@@ -113,34 +131,52 @@ std::vector<Schema> schema_sources(const std::string& source, const std::vector<
   return out;
 }
 
+// The kernel lines to blame for a failed schema compile, most precise first. First: the line of
+// the first error, or when that error is inside a prelude header, the kernel line named next (the
+// note "in expansion of macro" pointing back). Only that line, because later errors are often its
+// consequences (a constant made non-constant fails at every use), and moving the edits on their
+// lines too would build switchable mutants standalone; a failed compile is cheap. Second: every
+// kernel line the messages name (errors, and notes from macros and templates).
+std::vector<std::set<int>> suspect_lines(const std::string& diagnostics, const std::regex& kernel_file) {
+  std::set<int> first, all;
+  bool after_first_error = false;
+  std::istringstream in(diagnostics);
+  for (std::string line; std::getline(in, line);) {
+    std::smatch m;
+    const bool in_kernel = std::regex_search(line, m, kernel_file);
+    if (in_kernel) all.insert(std::stoi(m[1].str()));
+    const bool is_error = line.find(": error:") != std::string::npos;
+    if (first.empty() && in_kernel && (is_error || after_first_error)) first.insert(std::stoi(m[1].str()));
+    after_first_error = after_first_error || is_error;
+  }
+  return {first, all};
+}
+
+// Each failed attempt moves at least one edit out; a kernel rarely has more unswitchable lines.
+constexpr int kMaxAttempts = 40;
+
 SchemaPlan build_schemata(const CpuCompiler& compiler, const std::string& source, const std::string& file_name,
                           const std::string& entry, const std::vector<SchemaEdit>& edits) {
   SchemaPlan plan;
   std::vector<std::size_t> excluded;
   std::set<std::size_t> in_schema;
-  // Lines of the kernel file named by the compiler's messages (errors, and the notes that point
-  // from a macro or template back to the kernel's own line).
+  // The kernel file's name in the compiler's messages, as a pattern.
   std::string escaped;
   for (char ch : file_name) {
     if (std::string("\\^$.|?*+()[]{}").find(ch) != std::string::npos) escaped += '\\';
     escaped += ch;
   }
-  const std::regex error_line(escaped + R"(:(\d+):\d+:)");
+  const std::regex kernel_file("^" + escaped + R"(:(\d+):\d+:)");
   // g++'s "'x' was not declared in this scope" and "redeclaration of 'float x'" (typographic or
   // plain quotes, depending on the locale).
   const std::regex scope_error(R"((?:‘|')(?:[^‘’']*[^A-Za-z0-9_‘’'])?([A-Za-z_][A-Za-z0-9_]*)(?:’|') was not declared in this scope|redeclaration of (?:‘|')(?:[^‘’']*[^A-Za-z0-9_‘’'])?([A-Za-z_][A-Za-z0-9_]*)(?:’|'))");
-  for (int attempt = 0; attempt < 12; ++attempt) {
+  for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
     std::vector<Schema> schemata = schema_sources(source, edits, excluded);
     bool all_ok = true;
     std::vector<Schema> built;
     for (Schema& s : schemata) {
       s.build = compiler.build(s.source, file_name, entry);
       if (!s.build.ok) {
-        // Move every edit on an error line to standalone builds and try again.
-        std::set<int> bad_lines;
-        for (auto it = std::sregex_iterator(s.build.diagnostics.begin(), s.build.diagnostics.end(), error_line);
-             it != std::sregex_iterator(); ++it)
-          bad_lines.insert(std::stoi((*it)[1].str()));
         bool moved = false;
         // A statement-form switch around a declaration hides the name from the code after it:
         // the error names the use, not the edit. Move the edit whose span declares that name.
@@ -157,18 +193,20 @@ SchemaPlan build_schemata(const CpuCompiler& compiler, const std::string& source
             }
           }
         }
-        // Else (or when that explained nothing) every edit on an error line goes; errors the
-        // declaration caused vanish with it, so the line rule waits for the next attempt.
+        // Else every edit on the suspect lines goes (errors a declaration caused vanish with it,
+        // so the line rule waits for the next attempt): the first error's line, or when no edit
+        // is on it, every line the messages name.
         const bool moved_by_name = moved;
-        for (std::size_t i : s.edits) {
+        for (const std::set<int>& lines : suspect_lines(s.build.diagnostics, kernel_file)) {
           if (moved_by_name) break;
-          const int first = line_of(source, edits[i].begin), last = line_of(source, edits[i].end);
-          for (int l : bad_lines)
-            if (l >= first && l <= last) {
+          for (std::size_t i : s.edits) {
+            const int first = line_of(source, edits[i].begin), last = line_of(source, edits[i].end);
+            if (std::any_of(lines.begin(), lines.end(), [&](int l) { return l >= first && l <= last; })) {
               excluded.push_back(i);
               moved = true;
-              break;
             }
+          }
+          if (moved) break;
         }
         if (!moved) excluded.insert(excluded.end(), s.edits.begin(), s.edits.end());  // give up on this schema
         all_ok = false;

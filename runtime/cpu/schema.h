@@ -4,14 +4,15 @@
 // Each edit replaces source[begin, end) with `replacement`. In the schema the span becomes
 //   expression form:  ((kaudit_active_mutant == 3) ? (replacement) : (original))
 //   statement form:   { if (kaudit_active_mutant == 3) { replacement } else { original } }
-// (statement form when the original ends a statement, `;` or `}`; an insertion is an empty span,
-// switched in statement form when it is a statement inserted where one may start, after `{`, `;`
-// or `}`, and built standalone otherwise). Edits on the same span share
-// one conditional chain; edits that overlap a chosen one without sharing its span go to the next
-// schema (a kernel may need a few). A span the C++ compiler rejects in schema form (a constant
-// expression, an array size, a template argument, a declaration whose scope the braces would
-// change) is found from the compiler's error lines and falls back to a standalone build; the
-// schema is rebuilt without it. `kaudit_active_mutant` is an exported int in the kernel library;
+// (statement form when the original ends a statement, `;` or `}`, or is a whole expression
+// statement, which is then switched with its `;`; an insertion is an empty span, switched in
+// statement form when it is a statement inserted where one may start, after `{`, `;` or `}`, and
+// built standalone otherwise). Edits on the same span share one conditional chain; edits that
+// overlap a chosen one without sharing its span go to the next schema (a kernel may need a few).
+// A span the C++ compiler rejects in schema form (a constant expression, an array size, a
+// template argument, a declaration whose scope the braces would change) is found from the first
+// error's line (or the name a hidden declaration leaves undeclared) and falls back to a
+// standalone build; the schema is rebuilt without it, one failed compile per such line. `kaudit_active_mutant` is an exported int in the kernel library;
 // 0 runs the original.
 #pragma once
 #include <cstddef>

@@ -19,14 +19,16 @@ using kaudit::runtime::Status;
 namespace {
 
 const std::string kSource = R"(#include <torch/extension.h>
+template <int N> struct Constant { static constexpr int value = N; };
 __global__ void k(const float* x, float* y, int n) {
+  constexpr int kOne = 1;
   __shared__ float buf[128];
   int t = threadIdx.x;
   int i = blockIdx.x * blockDim.x + t;
   buf[t] = i < n ? x[i] : 0.0f;
   __syncthreads();
   float v = buf[blockDim.x - 1 - t];
-  if (i < n) y[i] = 2.0f * v + 1.0f;
+  if (i < n) y[i] = 2.0f * v + Constant<kOne>::value;
 }
 torch::Tensor run(torch::Tensor x) {
   auto y = torch::zeros_like(x);
@@ -86,12 +88,18 @@ TEST(Schema, SwitchedMutantsMatchTheirStandaloneBuilds) {
       // inserted inside an expression is not.
       insert_at("  int t = threadIdx.x;", "if (blockIdx.x == gridDim.x - 1) return;"),
       insert_at("2.0f * v", "-"),
+      // A call statement whose replacement is a statement: switched with its `;`.
+      edit("__syncthreads()", "if (t > 1000) __syncthreads()"),
+      // A constant: its errors go on where it is used (the template argument on the line of the
+      // 2.0f edits); only the first error's line is moved out, so those edits stay switched.
+      edit("kOne = 1", "kOne = 2"),
   };
   auto plan = kaudit::cpu::build_schemata(kaudit::test::test_compiler(), kSource, "schema_kernel.cu", "run", edits);
   ASSERT_FALSE(plan.schemata.empty());
   EXPECT_GE(plan.schemata.size(), 2u);  // the overlapping pair cannot share one schema
-  ASSERT_EQ(plan.standalone, (std::vector<std::size_t>{5, 8, 10}))
-      << "only the array size, the declaration and the insertion inside an expression should need their own builds";
+  ASSERT_EQ(plan.standalone, (std::vector<std::size_t>{5, 8, 10, 12}))
+      << "only the array size, the declaration, the insertion inside an expression and the constant should need "
+         "their own builds";
 
   auto x = at::randn({1000});
   auto original = kaudit::test::test_compiler().build(kSource, "schema_kernel.cu", "run");
