@@ -145,14 +145,11 @@ class BlockScheduler {
   FiberThread* pass_lane(std::size_t k) const {
     return threads_[pass_first_ + (pass_reversed_ ? pass_count_ - 1 - k : k)].get();
   }
-  // The next ready lane of the pass after the current one (nullptr: the pass is over).
+  // The next ready lane of the pass (nullptr: the pass is over).
   FiberThread* next_in_pass() {
-    for (std::size_t k = pass_pos_ + 1; k < pass_count_; ++k) {
-      FiberThread* t = pass_lane(k);
-      if (t->state == ThreadState::Ready) {
-        pass_pos_ = k;
-        return t;
-      }
+    while (pass_next_ < pass_count_) {
+      FiberThread* t = pass_lane(pass_next_++);
+      if (t->state == ThreadState::Ready) return t;
     }
     return nullptr;
   }
@@ -189,7 +186,7 @@ class BlockScheduler {
   unsigned stack_bytes_ = 0;
   ctx::fiber sched_;                     // the scheduler, while a lane runs
   FiberThread* switching_from_ = nullptr;  // who made the last switch (nullptr: the scheduler)
-  std::size_t pass_first_ = 0, pass_count_ = 0, pass_pos_ = 0;
+  std::size_t pass_first_ = 0, pass_count_ = 0, pass_next_ = 0;
   bool pass_reversed_ = false;
 };
 
@@ -305,16 +302,13 @@ bool BlockScheduler::run_pass(std::size_t first, std::size_t count, bool reverse
   pass_first_ = first;
   pass_count_ = count;
   pass_reversed_ = reversed;
-  for (std::size_t k = 0; k < count; ++k) {
-    FiberThread* t = pass_lane(k);
-    if (t->state != ThreadState::Ready) continue;
-    pass_pos_ = k;
-    tls_ctx = &t->ctx;
-    switching_from_ = nullptr;
-    store(std::move(t->fiber).resume());  // returns when the pass's last lane hands back
-    return true;
-  }
-  return false;
+  pass_next_ = 0;
+  FiberThread* t = next_in_pass();
+  if (!t) return false;
+  tls_ctx = &t->ctx;
+  switching_from_ = nullptr;
+  store(std::move(t->fiber).resume());  // returns when the pass's last lane hands back
+  return true;
 }
 
 // Releases the block barrier when every live thread waits at it. Returns true if it released.
