@@ -1,10 +1,13 @@
 #include "runtime/cpu/schema.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
+#include <optional>
 #include <regex>
 #include <set>
 #include <sstream>
+#include <string_view>
 
 namespace kaudit::cpu {
 namespace {
@@ -34,6 +37,35 @@ bool switchable_insertion(const std::string& source, std::size_t at, const std::
   return prev != std::string::npos && (source[prev] == '{' || source[prev] == ';' || source[prev] == '}');
 }
 
+// Where a `//` comment starts on a line (outside string and character literals), or npos.
+std::size_t comment_start(std::string_view line) {
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    if (line[i] == '"' || line[i] == '\'') {
+      const char quote = line[i];
+      for (++i; i < line.size() && line[i] != quote; ++i)
+        if (line[i] == '\\') ++i;
+    } else if (line[i] == '/' && i + 1 < line.size() && line[i + 1] == '/') {
+      return i;
+    }
+  }
+  return std::string_view::npos;
+}
+
+// The last character of code before the line that starts at `line_start`, skipping blank lines
+// and `//` comments; '\0' at the start of the file.
+char last_code_char_before(const std::string& source, std::size_t line_start) {
+  while (line_start > 0) {
+    const std::size_t newline = line_start - 1;
+    const std::size_t begin = newline == 0 ? 0 : source.find_last_of('\n', newline - 1) + 1;  // npos + 1 == 0
+    std::string_view line = std::string_view(source).substr(begin, newline - begin);
+    line = line.substr(0, comment_start(line));
+    const std::size_t last = line.find_last_not_of(" \t\r");
+    if (last != std::string_view::npos) return line[last];
+    line_start = begin;
+  }
+  return '\0';
+}
+
 // A span that is a whole expression statement (it starts its line, after `{`, `;`, `}` or `)`,
 // and a `;` follows it), e.g. `__syncthreads()`, is switched in statement form with its `;`, so a
 // replacement that is a statement itself (`if (s > 1) __syncthreads()`) can be switched too.
@@ -43,28 +75,73 @@ std::size_t statement_end(const std::string& source, std::size_t begin, std::siz
   if (begin == end || ends_statement(source.substr(begin, end - begin))) return end;
   const std::size_t line_start = begin == 0 ? 0 : source.find_last_of('\n', begin - 1) + 1;
   if (source.find_first_not_of(" \t", line_start) != begin) return end;
-  const std::size_t prev = begin == 0 ? std::string::npos : source.find_last_not_of(" \t\r\n", begin - 1);
-  if (prev != std::string::npos && std::string("{;})").find(source[prev]) == std::string::npos) return end;
+  if (const char prev = last_code_char_before(source, line_start); prev && std::string("{;})").find(prev) == std::string::npos)
+    return end;
   const std::size_t next = source.find_first_not_of(" \t\r\n", end);
   return next != std::string::npos && source[next] == ';' ? next + 1 : end;
 }
 
+// A replacement on one line, so that the lines after it keep their numbers: newlines become
+// spaces and comments are dropped. Joining lines naively is unsound: a `//` comment in a
+// replacement that spans lines (a barrier moved past a commented statement) would swallow the
+// rest of the line, i.e. the code after it and the switch's own `} else { original }`, and the
+// schema would still compile, running broken code for every mutant in it, the original included.
+// Empty when the text cannot be put on one line: a preprocessor directive or a line
+// continuation needs its line, a raw string literal its newlines; such an edit is built standalone.
+std::optional<std::string> one_line(const std::string& t) {
+  std::string out;
+  bool line_start = true;  // only blanks so far on this line
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    const char c = t[i];
+    const char next = i + 1 < t.size() ? t[i + 1] : '\0';
+    if (c == '\n') {
+      out += ' ';
+      line_start = true;
+      continue;
+    }
+    if (c == '#' && line_start) return std::nullopt;
+    if (c == '\\' && (next == '\n' || next == '\r')) return std::nullopt;
+    if (c == 'R' && next == '"' && (i == 0 || !(std::isalnum((unsigned char)t[i - 1]) || t[i - 1] == '_')))
+      return std::nullopt;
+    if (c != ' ' && c != '\t' && c != '\r') line_start = false;
+    if (c == '/' && next == '/') {  // to the end of the line; the newline itself becomes a space
+      while (i + 1 < t.size() && t[i + 1] != '\n') ++i;
+      out += ' ';
+      continue;
+    }
+    if (c == '/' && next == '*') {
+      const std::size_t close = t.find("*/", i + 2);
+      if (close == std::string::npos) return std::nullopt;
+      i = close + 1;
+      out += ' ';
+      continue;
+    }
+    if (c == '"' || c == '\'') {  // a literal, copied as it is (escapes included)
+      std::size_t j = i + 1;
+      while (j < t.size() && t[j] != c && t[j] != '\n') j += t[j] == '\\' ? 2 : 1;
+      if (j >= t.size() || t[j] != c) return std::nullopt;
+      out.append(t, i, j + 1 - i);
+      i = j;
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
+// `alts`: (switch value, replacement already on one line).
 std::string embed(const std::string& original, const std::vector<std::pair<int, std::string>>& alts,
                   bool insertion) {
   // Newlines inside the original are kept in place so later lines keep their numbers; the
   // alternatives are put on the span's first line.
-  auto flat = [](std::string t) {
-    std::replace(t.begin(), t.end(), '\n', ' ');
-    return t;
-  };
   std::string out;
   if (insertion || ends_statement(original)) {
     out = "{ ";
-    for (const auto& [v, r] : alts) out += "if (kaudit_active_mutant == " + std::to_string(v) + ") { " + flat(r) + " } else ";
+    for (const auto& [v, r] : alts) out += "if (kaudit_active_mutant == " + std::to_string(v) + ") { " + r + " } else ";
     out += "{ " + original + " } }";
   } else {
     out = "(";
-    for (const auto& [v, r] : alts) out += "(kaudit_active_mutant == " + std::to_string(v) + ") ? (" + flat(r) + ") : ";
+    for (const auto& [v, r] : alts) out += "(kaudit_active_mutant == " + std::to_string(v) + ") ? (" + r + ") : ";
     out += "(" + original + "))";
   }
   return out;
@@ -76,8 +153,17 @@ std::vector<Schema> schema_sources(const std::string& source, const std::vector<
                                    const std::vector<std::size_t>& excluded) {
   std::set<std::size_t> skip(excluded.begin(), excluded.end());
   std::vector<std::size_t> pending;
-  for (std::size_t i = 0; i < edits.size(); ++i)
-    if (!skip.count(i) && edits[i].begin <= edits[i].end && edits[i].end <= source.size()) pending.push_back(i);
+  // Each edit's replacement on one line (statement-form spans switch with their ';'); an edit
+  // whose replacement cannot be is in no schema, and build_schemata builds it standalone.
+  std::vector<std::string> flat(edits.size());
+  for (std::size_t i = 0; i < edits.size(); ++i) {
+    if (skip.count(i) || edits[i].begin > edits[i].end || edits[i].end > source.size()) continue;
+    const std::size_t end = statement_end(source, edits[i].begin, edits[i].end);
+    auto line = one_line(edits[i].replacement + (end != edits[i].end ? ";" : ""));
+    if (!line) continue;
+    flat[i] = std::move(*line);
+    pending.push_back(i);
+  }
   std::vector<Schema> out;
   while (!pending.empty()) {
     // Group by span, then choose non-overlapping groups in order of position.
@@ -110,9 +196,8 @@ std::vector<Schema> schema_sources(const std::string& source, const std::vector<
     int value = (int)out.size() * 100000;  // distinct switch values across a kernel's schemata
     for (const Group& g : chosen) {
       std::vector<std::pair<int, std::string>> alts;
-      const bool with_semicolon = g.end != edits[g.members.front()].end;  // see statement_end
       for (std::size_t i : g.members) {
-        alts.emplace_back(++value, edits[i].replacement + (with_semicolon ? ";" : ""));
+        alts.emplace_back(++value, flat[i]);
         s.edits.push_back(i);
         s.switch_value.push_back(value);
       }
@@ -183,7 +268,10 @@ SchemaPlan build_schemata(const CpuCompiler& compiler, const std::string& source
         for (auto it = std::sregex_iterator(s.build.diagnostics.begin(), s.build.diagnostics.end(), scope_error);
              it != std::sregex_iterator(); ++it) {
           const std::string name = (*it)[1].matched ? (*it)[1].str() : (*it)[2].str();
-          const std::regex word("\\b" + name + "\\b");
+          // A declaration of the name: a type word (or `>`, `*`, `&`) before it, and `[`, `=`, `;`,
+          // `(`, `{` or `,` after it; a use (`buf[t] = ...`, `return v;`) is not one.
+          const std::regex word("(?:^|[^A-Za-z0-9_])(?!return\\b|else\\b|case\\b|goto\\b|throw\\b)(?:[A-Za-z_][A-Za-z0-9_]*|>)[\\s*&]+" +
+                                name + "\\s*[\\[=;({,]");
           for (std::size_t i : s.edits) {
             const std::string original = source.substr(edits[i].begin, edits[i].end - edits[i].begin);
             if (ends_statement(original) && std::regex_search(original, word) &&

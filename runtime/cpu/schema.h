@@ -9,6 +9,8 @@
 // statement form when it is a statement inserted where one may start, after `{`, `;` or `}`, and
 // built standalone otherwise). Edits on the same span share one conditional chain; edits that
 // overlap a chosen one without sharing its span go to the next schema (a kernel may need a few).
+// A replacement goes on the span's first line (comments dropped, so that a `//` cannot swallow the
+// rest of the switch); one that cannot (a preprocessor directive) is built standalone.
 // A span the C++ compiler rejects in schema form (a constant expression, an array size, a
 // template argument, a declaration whose scope the braces would change) is found from the first
 // error's line (or the name a hidden declaration leaves undeclared) and falls back to a

@@ -25,7 +25,7 @@ __global__ void k(const float* x, float* y, int n) {
   __shared__ float buf[128];
   int t = threadIdx.x;
   int i = blockIdx.x * blockDim.x + t;
-  buf[t] = i < n ? x[i] : 0.0f;
+  buf[t] = i < n ? x[i] : 0.0f;  // stage the input
   __syncthreads();
   float v = buf[blockDim.x - 1 - t];
   if (i < n) y[i] = 2.0f * v + Constant<kOne>::value;
@@ -93,13 +93,19 @@ TEST(Schema, SwitchedMutantsMatchTheirStandaloneBuilds) {
       // A constant: its errors go on where it is used (the template argument on the line of the
       // 2.0f edits); only the first error's line is moved out, so those edits stay switched.
       edit("kOne = 1", "kOne = 2"),
+      // A barrier moved above a commented statement: the replacement spans lines and holds a `//`
+      // comment, which must not swallow the rest of the switch when it is put on one line.
+      edit("buf[t] = i < n ? x[i] : 0.0f;  // stage the input\n  __syncthreads();",
+           "__syncthreads();  // stage the input\n  buf[t] = i < n ? x[i] : 0.0f;"),
+      // A directive needs a line of its own: built standalone.
+      edit("if (i < n) y[i]", "\n#pragma GCC unroll 1\n  for (int r = 0; r < 1; ++r) if (i < n) y[i]"),
   };
   auto plan = kaudit::cpu::build_schemata(kaudit::test::test_compiler(), kSource, "schema_kernel.cu", "run", edits);
   ASSERT_FALSE(plan.schemata.empty());
   EXPECT_GE(plan.schemata.size(), 2u);  // the overlapping pair cannot share one schema
-  ASSERT_EQ(plan.standalone, (std::vector<std::size_t>{5, 8, 10, 12}))
-      << "only the array size, the declaration, the insertion inside an expression and the constant should need "
-         "their own builds";
+  EXPECT_EQ(plan.standalone, (std::vector<std::size_t>{5, 8, 10, 12, 14}))
+      << "only the array size, the declaration, the insertion inside an expression, the constant and the "
+         "directive should need their own builds";
 
   auto x = at::randn({1000});
   auto original = kaudit::test::test_compiler().build(kSource, "schema_kernel.cu", "run");
