@@ -44,7 +44,9 @@ const char* outcome_name(Outcome o) {
 namespace {
 
 // Bump when the meaning of cached audit results changes.
-constexpr const char* kCacheVersion = "kaudit-audit-v6";
+// v7: schemata put a replacement on one line without its comments (under v6 a `//` in a
+// multi-line replacement could break every mutant of its schema).
+constexpr const char* kCacheVersion = "kaudit-audit-v7";
 
 Outcome outcome_of(runtime::Status s) {
   switch (s) {
@@ -593,6 +595,74 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
     };
     std::map<std::string, KernelCache> kernel_cache;
     std::map<std::string, KernelBuild> builds;
+    // A schema with no mutant active must be its kernel: each schema runs once, with the switch
+    // at 0, on a sanity input next to the original's build, and must give the same bits. One that
+    // does not (a rewrite the schema text got wrong would change every mutant in it, silently)
+    // is not used: its mutants are built standalone. One run per schema, a few per kernel.
+    const auto untrusted_schemata_to_standalone = [&](const std::vector<const corpus::Kernel*>& kernels) {
+      std::size_t probe = pool.size();
+      for (std::size_t p = 0; p < pool.size() && probe == pool.size(); ++p)
+        if (pool[p].legal && is_sanity_input(pool[p])) probe = p;
+      if (probe == pool.size()) return;
+      struct Check {
+        const corpus::Kernel* kernel;
+        fs::path library;
+        bool original;  // the kernel's own build, checked before its schemata
+        runtime::RunResult result;
+      };
+      std::vector<Check> checks;
+      for (const auto* k : kernels) {
+        const KernelBuild& b = builds.at(k->id());
+        std::set<fs::path> schemata;
+        for (std::size_t i = 0; i < b.library.size(); ++i)
+          if (b.switch_value[i] != 0 && !b.library[i].empty()) schemata.insert(b.library[i]);
+        if (schemata.empty()) continue;
+        const auto original = cpu_compiler.build(k->source, k->cu_path.string(), k->entry);
+        if (!original.ok) continue;  // the gate built it; nothing to compare against here
+        checks.push_back({k, original.library, true, {}});
+        for (const auto& lib : schemata) checks.push_back({k, lib, false, {}});
+      }
+      runners.parallel_runs(checks.size(), [&](runtime::IsolatedRunner& runner, std::size_t c) {
+        checks[c].result = run_one(runner, task, *checks[c].kernel, checks[c].library, 0, prepared[probe]);
+        std::lock_guard lock(mu);
+        ++out.runs;
+      });
+      const auto same = [](const runtime::RunResult& a, const runtime::RunResult& b) {
+        if (a.status != b.status || a.outputs.size() != b.outputs.size()) return false;
+        for (std::size_t o = 0; o < a.outputs.size(); ++o) {
+          const at::Tensor &x = a.outputs[o], &y = b.outputs[o];
+          if (x.sizes() != y.sizes() || x.scalar_type() != y.scalar_type()) return false;
+          if (!x.equal(y) && !(x.is_floating_point() && x.isnan().equal(y.isnan()) && x.nan_to_num().equal(y.nan_to_num())))
+            return false;
+        }
+        return true;
+      };
+      const runtime::RunResult* original = nullptr;
+      for (const Check& c : checks) {
+        if (c.original) {
+          original = &c.result;
+          continue;
+        }
+        if (infrastructure_failure(c.result) || infrastructure_failure(*original) || same(c.result, *original)) continue;
+        KernelBuild& b = builds.at(c.kernel->id());
+        const auto& records = by_kernel.at(c.kernel->id());
+        std::vector<std::size_t> moved;
+        for (std::size_t i = 0; i < b.library.size(); ++i)
+          if (b.switch_value[i] != 0 && b.library[i] == c.library) moved.push_back(i);
+        say(c.kernel->id() + ": a schema with no mutant active differs from the original (" +
+            std::string(runtime::to_string(c.result.status)) + " vs " + runtime::to_string(original->status) + "); its " +
+            std::to_string(moved.size()) + " mutants are built standalone");
+        work_queue(moved.size(), jobs_of(options), [&](const auto& next) {
+          for (std::size_t n = 0; next(n);) {
+            const std::size_t i = moved[n];
+            const auto built = cpu_compiler.build(records[i]->mutant.source, c.kernel->cu_path.string(), c.kernel->entry);
+            b.library[i] = built.ok ? built.library : fs::path();
+            b.switch_value[i] = 0;
+            b.failure[i] = built.ok ? "" : "does not build for the CPU backend: " + built.diagnostics.substr(0, 300);
+          }
+        });
+      }
+    };
     {
       std::vector<const corpus::Kernel*> to_build;
       for (const auto* kernel : members) {
@@ -634,6 +704,7 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
           }
         });
       for (auto& t : threads) t.join();
+      untrusted_schemata_to_standalone(to_build);
       lap("mutant builds (schemata, standalone)");
     }
     for (const auto* kernel : members) {
