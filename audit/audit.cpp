@@ -207,7 +207,12 @@ KernelBuild build_mutants(const cpu::CpuCompiler& compiler, const corpus::Kernel
     auto e = mutators::switchable_edit(kernel.source, r->mutant.site);
     edits.push_back({e.begin, e.end, std::move(e.replacement)});
   }
-  const cpu::SchemaPlan plan = cpu::build_schemata(compiler, kernel.source, kernel.cu_path.string(), kernel.entry, edits);
+  cpu::SchemaPlan plan;
+  if (options.schemata) {
+    plan = cpu::build_schemata(compiler, kernel.source, kernel.cu_path.string(), kernel.entry, edits);
+  } else {
+    for (std::size_t i = 0; i < edits.size(); ++i) plan.standalone.push_back(i);
+  }
   for (const auto& s : plan.schemata)
     for (std::size_t j = 0; j < s.edits.size(); ++j) {
       b.library[s.edits[j]] = s.build.library;

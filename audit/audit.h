@@ -75,6 +75,10 @@ struct AuditOptions {
   // Full kill-matrix rows: every mutant on every legal pool input (what set cover needs), instead
   // of stopping at the witness. Cached rows that stopped early are completed, not recomputed.
   bool full_matrix = false;
+  // Build every mutant on its own instead of in schemata (much slower): a check of the schemata,
+  // whose kill matrix must equal this one's (tests/audit/audit_e2e_test.cpp). Cached results are
+  // reused either way, so a comparison needs a cache of its own.
+  bool schemata = true;
   unsigned jobs = 0;                       // isolated workers in parallel; 0 = hardware threads
   std::vector<std::string> only;           // kernel ids TASK/NAME; empty = all
   mutators::SiteOptions sites;             // rule selection

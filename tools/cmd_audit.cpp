@@ -20,7 +20,7 @@ namespace {
 const char* kHelp =
     "usage: kaudit audit [--oracle SPEC]... [--corpus PATH] [--out DIR] [--json] [--kernel TASK/NAME]...\n"
     "                    [--rule ID]... [--witness-tol T] [--timeout S] [--jobs N] [--cache DIR]\n"
-    "                    [--full-matrix]\n\n"
+    "                    [--full-matrix] [--no-schemata]\n\n"
     "Measures correctness checkers (oracle specs) on the mutants of a corpus (default: the built-in\n"
     "one), on the CPU backend:\n"
     "  1. mutate: every rule at every site, compiled with NVRTC, deduplicated by image;\n"
@@ -45,6 +45,9 @@ const char* kHelp =
     "  --cache DIR      cache (default $KAUDIT_CACHE or ~/.cache/kaudit)\n"
     "  --full-matrix    run every mutant on every legal input (full kill-matrix rows, for set cover)\n"
     "                   instead of stopping at the witness; completes cached rows\n"
+    "  --no-schemata    build every mutant on its own instead of many behind a switch in one build\n"
+    "                   (much slower; its kill matrix must equal the default's: with a fresh --cache,\n"
+    "                   a check of the schemata)\n"
     "Exit status: 0; 1 when something was skipped (listed); 2 on a usage error or a bad spec.\n";
 
 std::string pct(const audit::Tally& t) { return audit::percent(t.missed(), t.witnessed); }
@@ -158,6 +161,7 @@ int audit_command(const std::vector<std::string>& args) {
       else if (a == "--oracle") oracle_names.push_back(value("--oracle"));
       else if (a == "--out") out_dir = value("--out");
       else if (a == "--full-matrix") options.full_matrix = true;
+      else if (a == "--no-schemata") options.schemata = false;
       else if (!parse_audit_flag(args, i, shared)) throw std::invalid_argument("unknown argument " + a);
     }
     oracles = resolve_oracles(oracle_names);  // a bad spec stops here, before any work

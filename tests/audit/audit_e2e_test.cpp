@@ -189,6 +189,43 @@ TEST(AuditCommand, OneMoreRuleRunsOnlyItsMutants) {
   fs::remove_all(cache);
 }
 
+// The schemata are an optimisation: every mutant of a kernel must get the same kill-matrix row and
+// verdict as when it is built on its own. cumsum_block_scan has commented multi-line statements that
+// the barrier-moving rules rewrite (a schema once joined such a replacement's lines, and its `//`
+// comment swallowed the switch: every mutant of that schema ran broken code).
+TEST(AuditCommand, SchemataGiveTheKillMatrixOfStandaloneBuilds) {
+  namespace fs = std::filesystem;
+  const fs::path shared = KAUDIT_TEST_CACHE;
+  std::map<std::string, std::vector<nlohmann::json>> matrix;
+  for (const std::string mode : {"schemata", "standalone"}) {
+    // Audit results of its own for each mode; compiled kernels, prelude and references shared.
+    const fs::path cache = shared / ("audit_" + mode + "_cache"), out = shared / ("audit_" + mode + "_out");
+    fs::remove_all(cache);
+    fs::create_directories(cache);
+    for (const char* part : {"nvrtc", "cpu-kernels", "cpu-pch", "references"}) {
+      fs::create_directories(shared / part);
+      fs::create_directory_symlink(shared / part, cache / part);
+    }
+    std::vector<std::string> args = {KAUDIT_EXE, "audit", "--kernel", "cumsum/cumsum_block_scan", "--oracle",
+                                     "kernelbench-v0.1", "--cache", cache.string(), "--out", out.string()};
+    if (mode == "standalone") args.push_back("--no-schemata");
+    const auto r = kaudit::run_process(args, 1800);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.err.find("differs from the original"), std::string::npos) << r.err;
+    matrix[mode] = read_jsonl(out / "kill-matrix.jsonl");
+    fs::remove_all(cache);
+  }
+  const auto& a = matrix["schemata"];
+  const auto& b = matrix["standalone"];
+  ASSERT_EQ(a.size(), b.size());
+  ASSERT_GT(a.size(), 80u);  // every rule's distinct mutants of the kernel
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    ASSERT_EQ(a[i]["id"], b[i]["id"]);
+    EXPECT_EQ(a[i]["outcomes"], b[i]["outcomes"]) << a[i]["id"] << " " << a[i]["rule"];
+    EXPECT_EQ(a[i]["killed_by"], b[i]["killed_by"]) << a[i]["id"] << " " << a[i]["rule"];
+  }
+}
+
 TEST(AuditCommand, BadSpecStopsBeforeAnyWork) {
   const auto dir = std::filesystem::path(KAUDIT_TEST_CACHE) / "audit_bad_spec";
   std::filesystem::create_directories(dir);
