@@ -348,6 +348,35 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
   std::vector<std::string> oracle_names;
   for (const auto& o : options.oracles) oracle_names.push_back(o.name);
 
+  // Each missing reference is exported by a Python process of its own (about 2 s, mostly
+  // `import torch`, on one core): the exports of every task run here, `jobs` at a time, instead
+  // of one after another in the task loop. A failure is not kept: the task loop's load reports it.
+  {
+    std::vector<std::pair<const corpus::Task*, corpus::Assignment>> wanted;
+    std::set<std::string> keys;
+    for (const auto& task : corpus.tasks) {
+      if (std::none_of(kernels.begin(), kernels.end(), [&](const auto* k) { return k->task == task.name; })) continue;
+      for (const auto& in : candidate_pool(task, options.pool_specs, options.oracles)) {
+        if (!in.usable) continue;
+        try {
+          auto dims = oracle::dims_for(task, in.recipe);
+          if (keys.insert(references.cache_key(task, corpus::init_values(task, dims))).second)
+            wanted.emplace_back(&task, std::move(dims));
+        } catch (const std::exception&) {
+        }
+      }
+    }
+    work_queue(wanted.size(), jobs_of(options), [&](const auto& next) {
+      for (std::size_t i = 0; next(i);) {
+        try {
+          references.load(*wanted[i].first, wanted[i].second);
+        } catch (const std::exception&) {
+        }
+      }
+    });
+    lap("pool (inputs, float64/float32 references)");
+  }
+
   for (const auto& task : corpus.tasks) {
     std::vector<const corpus::Kernel*> members;
     for (const auto* k : kernels)

@@ -51,6 +51,24 @@ torch::Tensor run(torch::Tensor x, torch::Tensor out) {
 )";
 constexpr int kReductionRegions = 9;
 
+// 256 threads: each warp reduces its 32 values with five shuffles, lane 0 stores the warp's sum:
+// five warp-collective regions per thread (the pattern of softmax, layernorm and the losses).
+const char* kWarpShuffle = R"(
+#include <torch/extension.h>
+__global__ void warp_sum(const float* x, float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  float v = i < n ? x[i] : 0.0f;
+  for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_down_sync(0xffffffffu, v, offset);
+  if ((threadIdx.x & 31) == 0 && i < n) out[i / 32] = v;
+}
+torch::Tensor run(torch::Tensor x, torch::Tensor out) {
+  int n = x.numel();
+  warp_sum<<<(n + 255) / 256, 256>>>(x.data_ptr<float>(), out.data_ptr<float>(), n);
+  return out;
+}
+)";
+constexpr int kWarpShuffleRegions = 5;
+
 std::unique_ptr<KernelLibrary> load(const char* src) {
   static kaudit::cpu::CpuCompiler compiler(KAUDIT_BENCH_CACHE);
   auto b = compiler.build(src, "bench.cu", "run");
@@ -86,6 +104,12 @@ void BM_SharedMemoryReductionFibers(benchmark::State& state) {
   run_kernel(state, *lib, state.range(0), (state.range(0) + 255) / 256, kReductionRegions, 60.0);
 }
 BENCHMARK(BM_SharedMemoryReductionFibers)->Arg(1 << 20)->MinTime(2.0)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_WarpShuffleReductionFibers(benchmark::State& state) {
+  static auto lib = load(kWarpShuffle);
+  run_kernel(state, *lib, state.range(0), state.range(0) / 32, kWarpShuffleRegions, 60.0);
+}
+BENCHMARK(BM_WarpShuffleReductionFibers)->Arg(1 << 20)->MinTime(2.0)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 

@@ -219,6 +219,7 @@ int serve_requests(int out_fd, std::map<std::string, std::unique_ptr<KernelLibra
   Reader reader{0};
   CpuBudget budget(cpu_limit_seconds);  // timers do not survive fork: made in each child
   for (;;) {
+    rt::reset_guarded_arena();  // the last run's tensors are gone: the next starts from scratch
     json req;
     std::vector<at::Tensor> tensors, outputs;
     ReadResult r = reader.read_message(req, tensors);

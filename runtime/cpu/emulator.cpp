@@ -6,6 +6,7 @@
 #include <dlfcn.h>
 #include <link.h>
 
+#include <algorithm>
 #include <atomic>
 #include <boost/context/fiber.hpp>
 #include <boost/context/protected_fixedsize_stack.hpp>
@@ -135,6 +136,13 @@ class BlockScheduler {
     switch_from(t);
     if (aborting_) throw AbortBlock{};
   }
+  // A lane arrives at a warp collective (its op, mask and value are set) and waits.
+  void wait_at_warp(FiberThread& t) {
+    t.state = ThreadState::AtWarp;
+    arrived_[t.warp] |= 1u << t.lane;
+    needed_[t.warp] |= t.mask;
+    yield(t);
+  }
 
  private:
   // A pass runs the ready lanes of one warp in order. A lane that waits or exits hands over
@@ -188,6 +196,11 @@ class BlockScheduler {
   FiberThread* switching_from_ = nullptr;  // who made the last switch (nullptr: the scheduler)
   std::size_t pass_first_ = 0, pass_count_ = 0, pass_next_ = 0;
   bool pass_reversed_ = false;
+  // Per warp, bit per lane: waiting at a warp collective, named in a waiting lane's mask, exited.
+  // Kept with the lanes' states, so a check for a complete collective reads three words instead
+  // of 32 lane records (it runs after every pass).
+  static constexpr int kMaxWarps = 1024 / 32;
+  unsigned arrived_[kMaxWarps] = {}, needed_[kMaxWarps] = {}, exited_[kMaxWarps] = {};
 };
 
 thread_local BlockScheduler* tls_scheduler = nullptr;
@@ -230,6 +243,7 @@ void BlockScheduler::ensure_threads(std::size_t n, unsigned stack_bytes) {
                                               kCudaLaunchFailure);
                                }
                                tp->state = ThreadState::Exited;
+                               exited_[tp->warp] |= 1u << tp->lane;
                                switch_from(*tp);  // resumed again for the next block
                              }
                              // Unwound for good (reset_fibers): back to the scheduler, which
@@ -260,6 +274,9 @@ void BlockScheduler::run(const LaunchSpec& spec, RunThreadFn fn, void* launch, c
     t.state = ThreadState::Ready;
   }
   const int nwarps = int((n_ + 31) / 32);
+  std::fill(arrived_, arrived_ + kMaxWarps, 0u);
+  std::fill(needed_, needed_ + kMaxWarps, 0u);
+  std::fill(exited_, exited_ + kMaxWarps, 0u);
   std::string divergence;
   BlockScheduler* saved = tls_scheduler;
   tls_scheduler = this;
@@ -377,29 +394,22 @@ std::uint64_t shuffle_source(const FiberThread& t, bool& valid) {
 
 // Completes the warp's collective once every lane named in the waiting lanes' masks has arrived.
 bool BlockScheduler::try_complete_warp(int warp, std::string& divergence) {
-  const std::size_t first = (std::size_t)warp * 32, last = std::min(n_, first + 32);
-  unsigned waiting = 0, needed = 0, exists = 0;
-  for (std::size_t i = first; i < last; ++i) {
-    const FiberThread& t = *threads_[i];
-    exists |= 1u << t.lane;
-    if (t.state == ThreadState::AtWarp) {
-      waiting |= 1u << t.lane;
-      needed |= t.mask;
-    }
-  }
+  const std::size_t first = (std::size_t)warp * 32, count = std::min<std::size_t>(32, n_ - first);
+  const unsigned waiting = arrived_[warp];
   if (!waiting) return false;
-  needed &= exists;
-  for (std::size_t i = first; i < last; ++i) {
-    const FiberThread& t = *threads_[i];
-    if (!(needed & (1u << t.lane)) || (waiting & (1u << t.lane))) continue;
-    if (t.state == ThreadState::Exited) {
-      divergence = "lane " + std::to_string(t.lane) + " of warp " + std::to_string(warp) +
+  const unsigned exists = count == 32 ? ~0u : (1u << count) - 1;
+  const unsigned missing = needed_[warp] & exists & ~waiting;
+  if (missing) {  // a needed lane has not arrived (yet); the lowest one decides
+    const int lane = __builtin_ctz(missing);
+    if (exited_[warp] & (1u << lane))
+      divergence = "lane " + std::to_string(lane) + " of warp " + std::to_string(warp) +
                    " exited but is named in a warp collective's mask";
-    }
-    return false;  // a needed lane has not arrived (yet)
+    return false;
   }
+  arrived_[warp] = 0;
+  needed_[warp] = 0;
   FiberThread* lanes[32] = {};
-  for (std::size_t i = first; i < last; ++i) lanes[threads_[i]->lane] = threads_[i].get();
+  for (std::size_t l = 0; l < count; ++l) lanes[l] = threads_[first + l].get();
   std::uint64_t ballot = 0, sum = 0, mn = 0, mx = 0, band = ~0ull, bor = 0, bxor = 0;
   bool any = false, all = true, firstv = true;
   for (int l = 0; l < 32; ++l) {
@@ -563,14 +573,13 @@ int syncthreads(int site, int predicate, int mode) {
 std::uint64_t warp_collective(WarpOp op, unsigned mask, std::uint64_t value, int param, int width, bool is_signed) {
   FiberThread& t = current_fiber_thread("a warp collective");
   if (width <= 0 || width > 32 || (width & (width - 1))) width = 32;
-  t.state = ThreadState::AtWarp;
   t.op = op;
   t.mask = mask;
   t.value = value;
   t.param = param;
   t.width = width;
   t.is_signed = is_signed;
-  tls_scheduler->yield(t);
+  tls_scheduler->wait_at_warp(t);
   return t.result;
 }
 

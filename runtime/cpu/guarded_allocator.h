@@ -3,11 +3,17 @@
 // kernel reading or writing past a tensor then faults at once, and the fault handler reports
 // "out-of-bounds" instead of a plain crash. Up to 15 bytes of slack remain after tensors whose
 // size is not a multiple of 16 (float4 alignment), like the allocator slack of a real GPU.
+// Allocations come from one arena that is inaccessible except under live tensors, so an access
+// farther past a tensor than its guard page is reported too (up to the arena's 1 GiB).
 #pragma once
 
 namespace kaudit::rt {
 // Installs the allocator as libtorch's CPU allocator and the SIGSEGV/SIGBUS handler; a fault in a
 // guard page makes the process print a message and exit with kOutOfBoundsExitCode.
 void install_guarded_allocator();
+// Between runs: when no allocation is live, puts the allocator's arena back in its initial state,
+// so the next run's tensors get the same addresses and neighbours as in a fresh worker. Returns
+// false (and changes nothing) while an allocation is live or without the allocator.
+bool reset_guarded_arena();
 constexpr int kOutOfBoundsExitCode = 86;
 }  // namespace kaudit::rt

@@ -163,6 +163,64 @@ torch::Tensor run(torch::Tensor x) {
   expect_next_kernel_runs(limits);
 }
 
+// Tensors live in an arena that is inaccessible wherever no tensor is: a read far beyond the
+// guard page (4 MiB past a 1.2 KB tensor) is reported too, not a crash or a read of whatever the
+// process has mapped there; and it is reported the same way on every run.
+TEST(Isolation, MemoryCheckModeReportsAReadFarPastATensor) {
+  const char* src = R"(
+#include <torch/extension.h>
+__global__ void k(const float* x, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = x[i + (1 << 20)];
+}
+torch::Tensor run(torch::Tensor x) {
+  auto y = torch::empty_like(x);
+  k<<<(x.numel() + 127) / 128, 128>>>(x.data_ptr<float>(), y.data_ptr<float>(), x.numel());
+  return y;
+}
+)";
+  kaudit::runtime::WorkerLimits limits;
+  limits.memcheck = true;
+  for (int run = 0; run < 2; ++run) {
+    auto r = build_and_run(src, "run", {at::ones({300})}, limits);
+    ASSERT_EQ(r.build_error, "");
+    EXPECT_EQ(r.result.status, Status::OutOfBounds) << "run " << run << ": " << r.result.message;
+  }
+  expect_next_kernel_runs(limits);
+}
+
+// After a run, the arena starts again from its beginning: the same run in the same worker gets
+// the same addresses, whatever ran in between (here a run with larger and more tensors), so a
+// mutant's wild access cannot depend on the audit's order.
+TEST(Isolation, MemoryCheckModeGivesARunTheSameAddressesEveryTime) {
+  const char* address_of_input = R"(
+#include <torch/extension.h>
+__global__ void k(const float* x, int64_t* y) { y[0] = (int64_t)x; }
+torch::Tensor run(torch::Tensor x) {
+  auto y = torch::empty({1}, x.options().dtype(torch::kInt64));
+  k<<<1, 1>>>(x.data_ptr<float>(), y.data_ptr<int64_t>());
+  return y;
+}
+)";
+  const char* larger = R"(
+#include <torch/extension.h>
+torch::Tensor run(torch::Tensor x) {
+  auto a = torch::empty_like(x);
+  auto b = torch::empty({x.numel() * 3}, x.options());
+  return b;
+}
+)";
+  kaudit::runtime::WorkerLimits limits;
+  limits.memcheck = true;
+  auto first = build_and_run(address_of_input, "run", {at::ones({300})}, limits);
+  ASSERT_EQ(first.result.status, Status::Ok) << first.build_error << first.result.message;
+  auto between = build_and_run(larger, "run", {at::ones({100000})}, limits);
+  ASSERT_EQ(between.result.status, Status::Ok) << between.build_error << between.result.message;
+  auto again = build_and_run(address_of_input, "run", {at::ones({300})}, limits);
+  ASSERT_EQ(again.result.status, Status::Ok) << again.build_error << again.result.message;
+  EXPECT_EQ(first.result.outputs[0].item<std::int64_t>(), again.result.outputs[0].item<std::int64_t>());
+}
+
 TEST(Isolation, MemoryLimitStopsARunawayAllocation) {
   const char* src = R"(
 #include <torch/extension.h>
