@@ -46,7 +46,9 @@ namespace {
 // Bump when the meaning of cached audit results changes.
 // v7: schemata put a replacement on one line without its comments (under v6 a `//` in a
 // multi-line replacement could break every mutant of its schema).
-constexpr const char* kCacheVersion = "kaudit-audit-v7";
+// v8: memory-check tensors come from an arena: an access far past a tensor is out-of-bounds
+// (under v7 it could be a crash, or a read of other memory).
+constexpr const char* kCacheVersion = "kaudit-audit-v8";
 
 Outcome outcome_of(runtime::Status s) {
   switch (s) {
