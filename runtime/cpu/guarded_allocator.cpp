@@ -59,7 +59,6 @@ struct Arena {
   std::size_t used = 0;        // next allocation's offset (past the leading guard at offset 0)
   std::size_t high_water = 0;  // bytes below this may hold an earlier run's data
   std::size_t live = 0;
-  std::size_t resets = 0;
   bool contains(const void* p) const {
     return base && (const char*)p >= base && (const char*)p < base + size;
   }
@@ -171,7 +170,6 @@ bool reset_guarded_arena() {
   if (!a.base || a.live > 0) return false;
   if (a.used > kPage) mprotect(a.base + kPage, a.used - kPage, PROT_NONE);
   a.used = kPage;
-  ++a.resets;
   return true;
 }
 
