@@ -30,9 +30,13 @@ namespace {
 // of a libm call (13% of a tiled matmul's run). A fused multiply-add is correctly rounded either
 // way, and contraction stays off, so the results are the same bits; the flag is part of the
 // compiler identity, so a cache never hands such a library to a CPU without FMA.
+// -ftrivial-auto-var-init=pattern: a local read before it is written (undefined in CUDA; a mutant
+// that starts a zeroing loop at 1 does it) sees a fixed byte pattern, not whatever an earlier run
+// left on this worker's (fiber) stack, so its outcome does not depend on the order of runs.
 std::vector<std::string> compile_flags() {
   std::vector<std::string> flags = {"-std=c++17", "-O2", "-g0", "-fPIC", "-ffp-contract=off",
-                                    "-fvisibility=hidden", "-fno-gnu-unique", "-w"};
+                                    "-fvisibility=hidden", "-fno-gnu-unique", "-w",
+                                    "-ftrivial-auto-var-init=pattern"};
 #if defined(__x86_64__)
   if (__builtin_cpu_supports("fma")) flags.push_back("-mfma");
 #endif

@@ -221,6 +221,44 @@ torch::Tensor run(torch::Tensor x) {
   EXPECT_EQ(first.result.outputs[0].item<std::int64_t>(), again.result.outputs[0].item<std::int64_t>());
 }
 
+// Reading an uninitialized local is undefined in CUDA; on the CPU backend it must at least not
+// depend on what earlier runs left on the (fiber) stack, or a mutant's outcome would depend on run
+// order. Each kernel here first leaves 7s on its stack, then another kernel reads an uninitialized
+// array: it must see the same bytes before and after, with and without fibers (a barrier).
+TEST(Isolation, AnUninitializedLocalDoesNotSeeEarlierRuns) {
+  for (const char* barrier : {"", "__syncthreads();"}) {
+    const std::string dirty = std::string(R"(
+#include <torch/extension.h>
+__global__ void k(float* y) {
+  volatile float a[64];
+  for (int i = 0; i < 64; ++i) a[i] = 7.0f + threadIdx.x;
+  )") + barrier + R"(
+  y[threadIdx.x] = a[threadIdx.x % 64];
+}
+torch::Tensor run(torch::Tensor y) { k<<<1, 32>>>(y.data_ptr<float>()); return y; }
+)";
+    const std::string reader = std::string(R"(
+#include <torch/extension.h>
+__global__ void k(float* y) {
+  float a[64];
+  )") + barrier + R"(
+  float s = 0.0f;
+  for (int i = 0; i < 64; ++i) s += a[i];
+  y[threadIdx.x] = s;
+}
+torch::Tensor run(torch::Tensor y) { k<<<1, 32>>>(y.data_ptr<float>()); return y; }
+)";
+    auto first = build_and_run(reader, "run", {at::zeros({32})});
+    ASSERT_EQ(first.result.status, Status::Ok) << first.build_error << first.result.message;
+    auto between = build_and_run(dirty, "run", {at::zeros({32})});
+    ASSERT_EQ(between.result.status, Status::Ok) << between.build_error << between.result.message;
+    auto again = build_and_run(reader, "run", {at::zeros({32})});
+    ASSERT_EQ(again.result.status, Status::Ok) << again.build_error << again.result.message;
+    EXPECT_TRUE(at::equal(first.result.outputs[0], again.result.outputs[0]))
+        << "barrier '" << barrier << "': " << first.result.outputs[0] << " vs " << again.result.outputs[0];
+  }
+}
+
 TEST(Isolation, MemoryLimitStopsARunawayAllocation) {
   const char* src = R"(
 #include <torch/extension.h>
