@@ -223,8 +223,8 @@ torch::Tensor run(torch::Tensor x) {
 
 // Reading an uninitialized local is undefined in CUDA; on the CPU backend it must at least not
 // depend on what earlier runs left on the (fiber) stack, or a mutant's outcome would depend on run
-// order. Each kernel here first leaves 7s on its stack, then another kernel reads an uninitialized
-// array: it must see the same bytes before and after, with and without fibers (a barrier).
+// order. A kernel that reads an uninitialized array runs before and after one that leaves 7s on
+// its stack: it must see the same bytes both times, with and without fibers (a barrier).
 TEST(Isolation, AnUninitializedLocalDoesNotSeeEarlierRuns) {
   for (const char* barrier : {"", "__syncthreads();"}) {
     const std::string dirty = std::string(R"(
