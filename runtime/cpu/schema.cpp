@@ -9,6 +9,8 @@
 #include <sstream>
 #include <string_view>
 
+#include <tbb/parallel_for.h>
+
 namespace kaudit::cpu {
 namespace {
 
@@ -255,55 +257,58 @@ SchemaPlan build_schemata(const CpuCompiler& compiler, const std::string& source
   // g++'s "'x' was not declared in this scope" and "redeclaration of 'float x'" (typographic or
   // plain quotes, depending on the locale).
   const std::regex scope_error(R"((?:‘|')(?:[^‘’']*[^A-Za-z0-9_‘’'])?([A-Za-z_][A-Za-z0-9_]*)(?:’|') was not declared in this scope|redeclaration of (?:‘|')(?:[^‘’']*[^A-Za-z0-9_‘’'])?([A-Za-z_][A-Za-z0-9_]*)(?:’|'))");
+  // Moves the edits a failed schema compile blames to `excluded`: true when one moved.
+  const auto exclude_blamed = [&](const Schema& s) {
+    bool moved = false;
+    // A statement-form switch around a declaration hides the name from the code after it:
+    // the error names the use, not the edit. Move the edit whose span declares that name.
+    for (auto it = std::sregex_iterator(s.build.diagnostics.begin(), s.build.diagnostics.end(), scope_error);
+         it != std::sregex_iterator(); ++it) {
+      const std::string name = (*it)[1].matched ? (*it)[1].str() : (*it)[2].str();
+      // A declaration of the name: a type word (or `>`, `*`, `&`) before it, and `[`, `=`, `;`,
+      // `(`, `{` or `,` after it; a use (`buf[t] = ...`, `return v;`) is not one.
+      const std::regex word("(?:^|[^A-Za-z0-9_])(?!return\\b|else\\b|case\\b|goto\\b|throw\\b)(?:[A-Za-z_][A-Za-z0-9_]*|>)[\\s*&]+" +
+                            name + "\\s*[\\[=;({,]");
+      for (std::size_t i : s.edits) {
+        const std::string original = source.substr(edits[i].begin, edits[i].end - edits[i].begin);
+        if (ends_statement(original) && std::regex_search(original, word) &&
+            std::find(excluded.begin(), excluded.end(), i) == excluded.end()) {
+          excluded.push_back(i);
+          moved = true;
+        }
+      }
+    }
+    if (moved) return true;
+    // Else every edit on the suspect lines goes (errors a declaration caused vanish with it,
+    // so the line rule waits for the next attempt): the first error's line, or when no edit
+    // is on it, every line the messages name.
+    for (const std::set<int>& lines : suspect_lines(s.build.diagnostics, kernel_file)) {
+      for (std::size_t i : s.edits) {
+        const int first = line_of(source, edits[i].begin), last = line_of(source, edits[i].end);
+        if (std::any_of(lines.begin(), lines.end(), [&](int l) { return l >= first && l <= last; })) {
+          excluded.push_back(i);
+          moved = true;
+        }
+      }
+      if (moved) return true;
+    }
+    return false;
+  };
   for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
     std::vector<Schema> schemata = schema_sources(source, edits, excluded);
+    // A kernel's schemata are independent sources: build them side by side. Each failed one then
+    // gives up the edits it blames; the next attempt rebuilds only what changed (the compiler
+    // caches the others by source).
+    tbb::parallel_for(std::size_t(0), schemata.size(),
+                      [&](std::size_t i) { schemata[i].build = compiler.build(schemata[i].source, file_name, entry); });
     bool all_ok = true;
-    std::vector<Schema> built;
-    for (Schema& s : schemata) {
-      s.build = compiler.build(s.source, file_name, entry);
-      if (!s.build.ok) {
-        bool moved = false;
-        // A statement-form switch around a declaration hides the name from the code after it:
-        // the error names the use, not the edit. Move the edit whose span declares that name.
-        for (auto it = std::sregex_iterator(s.build.diagnostics.begin(), s.build.diagnostics.end(), scope_error);
-             it != std::sregex_iterator(); ++it) {
-          const std::string name = (*it)[1].matched ? (*it)[1].str() : (*it)[2].str();
-          // A declaration of the name: a type word (or `>`, `*`, `&`) before it, and `[`, `=`, `;`,
-          // `(`, `{` or `,` after it; a use (`buf[t] = ...`, `return v;`) is not one.
-          const std::regex word("(?:^|[^A-Za-z0-9_])(?!return\\b|else\\b|case\\b|goto\\b|throw\\b)(?:[A-Za-z_][A-Za-z0-9_]*|>)[\\s*&]+" +
-                                name + "\\s*[\\[=;({,]");
-          for (std::size_t i : s.edits) {
-            const std::string original = source.substr(edits[i].begin, edits[i].end - edits[i].begin);
-            if (ends_statement(original) && std::regex_search(original, word) &&
-                std::find(excluded.begin(), excluded.end(), i) == excluded.end()) {
-              excluded.push_back(i);
-              moved = true;
-            }
-          }
-        }
-        // Else every edit on the suspect lines goes (errors a declaration caused vanish with it,
-        // so the line rule waits for the next attempt): the first error's line, or when no edit
-        // is on it, every line the messages name.
-        const bool moved_by_name = moved;
-        for (const std::set<int>& lines : suspect_lines(s.build.diagnostics, kernel_file)) {
-          if (moved_by_name) break;
-          for (std::size_t i : s.edits) {
-            const int first = line_of(source, edits[i].begin), last = line_of(source, edits[i].end);
-            if (std::any_of(lines.begin(), lines.end(), [&](int l) { return l >= first && l <= last; })) {
-              excluded.push_back(i);
-              moved = true;
-            }
-          }
-          if (moved) break;
-        }
-        if (!moved) excluded.insert(excluded.end(), s.edits.begin(), s.edits.end());  // give up on this schema
-        all_ok = false;
-        break;
-      }
-      built.push_back(std::move(s));
+    for (const Schema& s : schemata) {
+      if (s.build.ok) continue;
+      all_ok = false;
+      if (!exclude_blamed(s)) excluded.insert(excluded.end(), s.edits.begin(), s.edits.end());  // give up on it
     }
     if (all_ok) {
-      plan.schemata = std::move(built);
+      plan.schemata = std::move(schemata);
       break;
     }
   }

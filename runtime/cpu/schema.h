@@ -14,7 +14,8 @@
 // A span the C++ compiler rejects in schema form (a constant expression, an array size, a
 // template argument, a declaration whose scope the braces would change) is found from the first
 // error's line (or the name a hidden declaration leaves undeclared) and falls back to a
-// standalone build; the schema is rebuilt without it, one failed compile per such line. `kaudit_active_mutant` is an exported int in the kernel library;
+// standalone build; the schema is rebuilt without it, one failed compile per such line. A
+// kernel's schemata build side by side. `kaudit_active_mutant` is an exported int in the kernel library;
 // 0 runs the original.
 #pragma once
 #include <cstddef>
