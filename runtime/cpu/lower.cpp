@@ -186,6 +186,7 @@ LoweredSource lower_for_cpu(std::string_view source, std::string_view file_name,
       result += text.substr(last, pos - last);
       result += keep_lines(repl, it->str());
       last = pos + (std::size_t)it->length(0);
+      out.uses_dynamic_smem = true;
     }
     result += text.substr(last);
     text = std::move(result);
@@ -194,6 +195,12 @@ LoweredSource lower_for_cpu(std::string_view source, std::string_view file_name,
   {
     static const std::regex st(R"(\bstatic(\s+(?:volatile\s+)?__shared__)\b)");
     text = std::regex_replace(text, st, "$1");
+    // Any `__shared__` left in code (a macro spelling it counts too) is a static one.
+    std::vector<bool> code = code_mask(text);
+    for (std::size_t p = text.find("__shared__"); p != std::string::npos && !out.uses_static_smem;
+         p = text.find("__shared__", p + 1))
+      out.uses_static_smem = code[p] && (p == 0 || !is_ident(text[p - 1])) &&
+                             (p + 10 >= text.size() || !is_ident(text[p + 10]));
   }
   // 3. Does the TU need fibers?
   {
@@ -252,6 +259,12 @@ LoweredSource lower_for_cpu(std::string_view source, std::string_view file_name,
   for (char ch : file) { if (ch == '"' || ch == '\\') escaped += '\\'; escaped += ch; }
   out.text = "#define KAUDIT_NEEDS_FIBERS " + std::string(out.needs_fibers ? "1" : "0") +
              "\n#include <kaudit_cpu/prelude.h>\n#line 1 \"" + escaped + "\"\n" + text;
+  // After the kernel, not as macros before the prelude: the precompiled prelude stays one per
+  // KAUDIT_NEEDS_FIBERS value.
+  out.text += std::string("\n#line 1 \"<kaudit shared memory use>\"\nnamespace kaudit::detail {\n") +
+              "static bool tu_uses_static_smem() { return " + (out.uses_static_smem ? "true" : "false") + "; }\n" +
+              "static bool tu_uses_dynamic_smem() { return " + (out.uses_dynamic_smem ? "true" : "false") + "; }\n" +
+              "}  // namespace kaudit::detail\n";
   if (!entry.empty()) {
     out.text += "\n#line 1 \"<kaudit entry shim>\"\nextern \"C\" __attribute__((visibility(\"default\"))) int "
                 "kaudit_invoke(const ::kaudit::detail::ArgValue* a, std::size_t n, void* sink, "

@@ -4,7 +4,8 @@
 //  - `callee<<<grid, block[, smem[, stream]]>>>(args)` becomes a kaudit::launch_kernel call;
 //  - `extern __shared__ T name[];` becomes a pointer to the block's dynamic shared memory;
 //  - `static __shared__` loses its `static` (the prelude's __shared__ already has it);
-//  - the TU is marked as needing fibers when it uses barriers or warp collectives;
+//  - the TU is marked as needing fibers when it uses barriers or warp collectives, and with
+//    whether it declares static or dynamic shared memory;
 //  - an `extern "C" kaudit_invoke` shim calling the binding's entry function is appended.
 #pragma once
 #include <string>
@@ -22,6 +23,10 @@ struct LoweringError {
 struct LoweredSource {
   std::string text;
   bool needs_fibers = false;
+  // Whether the TU declares static or dynamic (`extern`) __shared__ memory: a launch poisons only
+  // the shared memory its kernel can reach, before each block.
+  bool uses_static_smem = false;
+  bool uses_dynamic_smem = false;
   int launches = 0;
   std::vector<LoweringError> errors;
 };

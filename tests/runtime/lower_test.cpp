@@ -52,6 +52,25 @@ TEST(Lowering, ExternSharedBecomesTheBlocksDynamicBuffer) {
       << at_file_scope.text;
 }
 
+TEST(Lowering, SaysWhichSharedMemoryTheKernelCanReach) {
+  const auto none = lower_for_cpu("__global__ void k(float* x) { x[0] = 1.f; /* __shared__ */ }\n", "k.cu", "");
+  EXPECT_FALSE(none.uses_static_smem);
+  EXPECT_FALSE(none.uses_dynamic_smem);
+  EXPECT_NE(none.text.find("static bool tu_uses_static_smem() { return false; }"), std::string::npos) << none.text;
+  EXPECT_NE(none.text.find("static bool tu_uses_dynamic_smem() { return false; }"), std::string::npos) << none.text;
+  const auto statics = lower_for_cpu("__global__ void k() { static __shared__ float t[32]; }\n", "k.cu", "");
+  EXPECT_TRUE(statics.uses_static_smem);
+  EXPECT_FALSE(statics.uses_dynamic_smem);
+  EXPECT_NE(statics.text.find("static bool tu_uses_static_smem() { return true; }"), std::string::npos) << statics.text;
+  // A macro that spells it counts: the expansion is a static __shared__ too.
+  EXPECT_TRUE(lower_for_cpu("#define SMEM __shared__\n__global__ void k() { SMEM int s; }\n", "k.cu", "").uses_static_smem);
+  EXPECT_FALSE(lower_for_cpu("__global__ void k() { int my__shared__x = 0; }\n", "k.cu", "").uses_static_smem);
+  const auto dynamic = lower_for_cpu("__global__ void k() { extern __shared__ float s[]; s[0] = 0.f; }\n", "k.cu", "");
+  EXPECT_FALSE(dynamic.uses_static_smem);
+  EXPECT_TRUE(dynamic.uses_dynamic_smem);
+  EXPECT_NE(dynamic.text.find("static bool tu_uses_dynamic_smem() { return true; }"), std::string::npos) << dynamic.text;
+}
+
 TEST(Lowering, ReportsAnUnparsableLaunch) {
   auto out = lower_for_cpu("void f() {\n  k<<<1, 2(x);\n}\n", "k.cu", "");
   ASSERT_EQ(out.errors.size(), 1u);

@@ -31,6 +31,8 @@ struct LaunchSpec {
   unsigned int block[3];
   std::size_t dynamic_smem;
   bool needs_fibers;     // the TU uses barriers or warp collectives
+  bool uses_static_smem;   // the TU declares static __shared__ variables (its TLS block is poisoned per block)
+  bool uses_dynamic_smem;  // the TU declares extern __shared__ (the dynamic buffer is poisoned per block)
   const char* kernel;    // spelling of the callee, for messages
   const void* module_anchor;  // an address inside the kernel library (finds its TLS block)
 };

@@ -174,6 +174,13 @@ struct LaunchConfig {
   LaunchConfig(dim3 g, dim3 b, std::size_t s = 0, cudaStream_t = nullptr) : grid(g), block(b), smem(s) {}
 };
 
+namespace detail {
+// Defined after the kernel by the lowering pass (runtime/cpu/lower.cpp): whether this TU declares
+// static or dynamic shared memory.
+static bool tu_uses_static_smem();
+static bool tu_uses_dynamic_smem();
+}  // namespace detail
+
 // Runs `call(args...)` once per CUDA thread of the grid. `call` is a lambda the lowering pass wraps
 // around the original callee, so template arguments are deduced exactly as nvcc would, and each
 // thread gets its own copy of the arguments (CUDA passes kernel parameters by value).
@@ -185,7 +192,8 @@ int launch_kernel(const char* name, Call call, const LaunchConfig& cfg, A&&... a
   };
   Launch launch{&call, std::tuple<std::decay_t<A>...>(std::forward<A>(args)...)};
   rt::LaunchSpec spec{{cfg.grid.x, cfg.grid.y, cfg.grid.z}, {cfg.block.x, cfg.block.y, cfg.block.z},
-                      cfg.smem, KAUDIT_NEEDS_FIBERS != 0, name, (const void*)&launch_kernel<Call, A...>};
+                      cfg.smem, KAUDIT_NEEDS_FIBERS != 0, detail::tu_uses_static_smem(), detail::tu_uses_dynamic_smem(),
+                      name, (const void*)&launch_kernel<Call, A...>};
   // Plain mode: the whole block runs here, threads as an inlined loop.
   rt::RunBlockFn run_block = [](void* p, rt::ThreadCtx* ctx, bool reversed) {
     Launch& l = *static_cast<Launch*>(p);
