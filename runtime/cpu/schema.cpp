@@ -297,8 +297,9 @@ SchemaPlan build_schemata(const CpuCompiler& compiler, const std::string& source
   for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
     std::vector<Schema> schemata = schema_sources(source, edits, excluded);
     // A kernel's schemata are independent sources: build them side by side. Each failed one then
-    // gives up the edits it blames; the next attempt rebuilds only what changed (the compiler
-    // caches the others by source).
+    // gives up the edits it blames. The compiler caches builds by source, so on the next attempt
+    // a schema whose text did not change is not rebuilt (moving edits out can regroup and
+    // renumber the later schemata, which are then rebuilt).
     tbb::parallel_for(std::size_t(0), schemata.size(),
                       [&](std::size_t i) { schemata[i].build = compiler.build(schemata[i].source, file_name, entry); });
     bool all_ok = true;

@@ -1,6 +1,11 @@
 // The textual lowering of CUDA launch syntax and dynamic shared memory.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "runtime/cpu/compile.h"
 #include "runtime/cpu/lower.h"
 
 using kaudit::cpu::lower_for_cpu;
@@ -69,6 +74,28 @@ TEST(Lowering, SaysWhichSharedMemoryTheKernelCanReach) {
   EXPECT_FALSE(dynamic.uses_static_smem);
   EXPECT_TRUE(dynamic.uses_dynamic_smem);
   EXPECT_NE(dynamic.text.find("static bool tu_uses_dynamic_smem() { return true; }"), std::string::npos) << dynamic.text;
+  const auto file_scope = lower_for_cpu("extern __shared__ float s[];\n__global__ void k() { s[0] = 0.f; }\n", "k.cu", "");
+  EXPECT_FALSE(file_scope.uses_static_smem);
+  EXPECT_TRUE(file_scope.uses_dynamic_smem);
+}
+
+// The flags above come from the kernel's own text: shared memory declared inside a stub header
+// (cuda_runtime.h, torch, ...) would go unseen, and its blocks would not be poisoned.
+TEST(Lowering, NoStubHeaderDeclaresSharedMemory) {
+  const auto stubs = kaudit::cpu::default_prelude_dir() / "stubs";
+  ASSERT_TRUE(std::filesystem::is_directory(stubs)) << stubs;
+  int files = 0;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(stubs)) {
+    if (!e.is_regular_file()) continue;
+    ++files;
+    std::ifstream in(e.path());
+    std::stringstream text;
+    text << in.rdbuf();
+    const auto lowered = lower_for_cpu(text.str(), e.path().string(), "");
+    EXPECT_FALSE(lowered.uses_static_smem) << e.path();
+    EXPECT_FALSE(lowered.uses_dynamic_smem) << e.path();
+  }
+  EXPECT_GT(files, 0);
 }
 
 TEST(Lowering, ReportsAnUnparsableLaunch) {

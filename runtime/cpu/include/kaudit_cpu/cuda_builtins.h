@@ -24,7 +24,9 @@
 #define __grid_constant__
 // Static __shared__ variables live in the kernel library's thread-local storage: every block runs
 // all its threads on one OS thread, blocks on different OS threads get separate copies, and the
-// runtime fills that TLS block with the poison pattern before each block starts.
+// runtime fills that TLS block with the poison pattern before each block starts, when the
+// kernel's own text declares shared memory (the lowering pass records it, so no header here or
+// in stubs/ may declare any: tests/runtime/lower_test.cpp checks the stubs).
 // (`extern __shared__` is rewritten by the lowering pass; see runtime/cpu/lower.cpp.)
 #define __shared__ static thread_local
 #define __CUDACC__ 1
