@@ -521,7 +521,7 @@ int launch(const LaunchSpec& spec, RunBlockFn run_block, RunThreadFn run_thread,
     record_fault(FaultKind::LaunchError, std::string("launch of ") + spec.kernel + " failed: " + bad, err);
     return err;
   }
-  const ModuleTls tls = find_module_tls(spec.module_anchor);
+  const ModuleTls tls = spec.uses_static_smem ? find_module_tls(spec.module_anchor) : ModuleTls{};  // only to poison it
   const bool reversed = s.options.schedule == Schedule::Reversed;
   const unsigned stack_bytes = s.options.fiber_stack_bytes;
   const std::size_t gx = spec.grid[0], gy = spec.grid[1], nblocks = gx * gy * spec.grid[2];

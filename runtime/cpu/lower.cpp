@@ -1,6 +1,7 @@
 #include "runtime/cpu/lower.h"
 
 #include <algorithm>
+#include <iterator>
 #include <cctype>
 #include <regex>
 
@@ -195,24 +196,25 @@ LoweredSource lower_for_cpu(std::string_view source, std::string_view file_name,
   {
     static const std::regex st(R"(\bstatic(\s+(?:volatile\s+)?__shared__)\b)");
     text = std::regex_replace(text, st, "$1");
-    // Any `__shared__` left in code (a macro spelling it counts too) is a static one.
-    std::vector<bool> code = code_mask(text);
-    for (std::size_t p = text.find("__shared__"); p != std::string::npos && !out.uses_static_smem;
-         p = text.find("__shared__", p + 1))
-      out.uses_static_smem = code[p] && (p == 0 || !is_ident(text[p - 1])) &&
-                             (p + 10 >= text.size() || !is_ident(text[p + 10]));
   }
-  // 3. Does the TU need fibers?
+  // 3. What the TU uses: barriers or warp collectives (fibers), and static shared memory (any
+  // `__shared__` left in code is a static one; a macro spelling it counts too).
   {
-    std::vector<bool> code = code_mask(text);
+    const std::vector<bool> code = code_mask(text);
+    // Whether code (not a comment or literal) holds `word` after a non-identifier character, and
+    // before one when `whole` (the sync ops are prefixes: `__shfl` matches `__shfl_down_sync`).
+    const auto in_code = [&](std::string_view word, bool whole) {
+      for (std::size_t p = text.find(word); p != std::string::npos; p = text.find(word, p + 1)) {
+        const std::size_t after = p + word.size();
+        if (code[p] && (p == 0 || !is_ident(text[p - 1])) && (!whole || after >= text.size() || !is_ident(text[after])))
+          return true;
+      }
+      return false;
+    };
     static const char* kSyncOps[] = {"__syncthreads", "__syncwarp", "__shfl", "__ballot_sync", "__any_sync",
                                      "__all_sync", "__activemask", "__reduce_", "__match_"};
-    for (const char* op : kSyncOps) {
-      for (std::size_t p = text.find(op); p != std::string::npos; p = text.find(op, p + 1)) {
-        if (code[p] && (p == 0 || !is_ident(text[p - 1]))) { out.needs_fibers = true; break; }
-      }
-      if (out.needs_fibers) break;
-    }
+    out.needs_fibers = std::any_of(std::begin(kSyncOps), std::end(kSyncOps), [&](const char* op) { return in_code(op, false); });
+    out.uses_static_smem = in_code("__shared__", true);
   }
   // 4. Kernel launches.
   {
