@@ -109,6 +109,7 @@ class RunnerPool {
     limits.cpu_time = true;
     limits.memcheck = true;  // out-of-bounds accesses become their own outcome
     limits.threads = 1;      // parallelism comes from the workers
+    limits.thread_budget = options.thread_budget;
     for (unsigned j = 0; j < jobs_of(options); ++j)
       runners_.push_back(std::make_unique<runtime::IsolatedRunner>(options.worker_exe, limits));
   }
@@ -179,6 +180,7 @@ std::string context_digest(const std::vector<PoolInput>& pool, const AuditOption
   for (const auto& p : pool) field(p.key);
   field(json{{"kind", oracle::comparator_name(o.witness.kind)}, {"rtol", o.witness.rtol}, {"atol", o.witness.atol}}.dump());
   field(std::to_string(o.timeout_seconds));
+  field(std::to_string(o.thread_budget));
   field(cpu.identity());  // a different CPU prelude or compiler may change outcomes
   return h.hex_digest();
 }

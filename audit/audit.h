@@ -72,6 +72,13 @@ struct AuditOptions {
   // milliseconds): the same verdict on a busy machine as on an idle one. A mutant that times out
   // twice is not run again: its remaining inputs count as timeouts (a hang costs the whole limit).
   double timeout_seconds = 2;
+  // CUDA threads a run may start (rt::RunOptions::thread_budget: 2^27 threads of plain kernels,
+  // 2^20 of kernels with barriers or warp collectives): over it the run is a timeout decided at
+  // launch, so a mutant that blows up its grid gets the same verdict in every run and on every
+  // machine, instead of one that depends on whether it finished just under the CPU-time limit.
+  // The built-in corpus's correct kernels start at most 2^18 plain or 2^19 fiber threads in a run
+  // on the pool (docs/ARCHITECTURE.md, Isolated workers).
+  std::uint64_t thread_budget = std::uint64_t(1) << 27;
   // Full kill-matrix rows: every mutant on every legal pool input (what set cover needs), instead
   // of stopping at the witness. Cached rows that stopped early are completed, not recomputed.
   bool full_matrix = false;

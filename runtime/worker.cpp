@@ -139,7 +139,7 @@ struct Reader {
 
 // ---- worker side --------------------------------------------------------------------------------
 json serve_one(const json& req, std::vector<at::Tensor>& tensors, std::vector<at::Tensor>& outputs,
-               std::map<std::string, std::unique_ptr<KernelLibrary>>& libraries) {
+               std::map<std::string, std::unique_ptr<KernelLibrary>>& libraries, std::uint64_t thread_budget) {
   const std::string lib = req.at("library").get<std::string>();
   auto& library = libraries[lib];
   if (!library) library = std::make_unique<KernelLibrary>(lib);
@@ -147,6 +147,7 @@ json serve_one(const json& req, std::vector<at::Tensor>& tensors, std::vector<at
   opts.schedule = req.value("schedule", std::string("in-order")) == "reversed" ? rt::Schedule::Reversed : rt::Schedule::InOrder;
   opts.serial_blocks = req.value("serial_blocks", false);
   opts.active_mutant = req.value("mutant", 0);
+  opts.thread_budget = thread_budget;
   std::vector<EntryArg> args;
   for (const auto& a : req.at("args")) {
     const int kind = a.at("kind").get<int>();
@@ -160,6 +161,7 @@ json serve_one(const json& req, std::vector<at::Tensor>& tensors, std::vector<at
   if (r.fault.kind == rt::FaultKind::LaunchError) resp = {{"status", "launch-error"}, {"message", r.fault.message}};
   else if (r.fault.kind == rt::FaultKind::BarrierDivergence) resp = {{"status", "barrier-divergence"}, {"message", r.fault.message}};
   else if (r.fault.kind == rt::FaultKind::DeviceException) resp = {{"status", "crash"}, {"message", r.fault.message}};
+  else if (r.fault.kind == rt::FaultKind::WorkBudget) resp = {{"status", "timeout"}, {"message", r.fault.message}};
   else if (r.threw) resp = {{"status", "exception"}, {"message", r.message}};
   else resp = {{"status", "ok"}, {"message", ""}};
   if (resp["status"] == "ok") outputs = std::move(r.outputs);
@@ -215,7 +217,7 @@ class CpuBudget {
 // owes the runner nothing. Replies echo the sequence number, so the runner can tell a reply that
 // belongs to an earlier request (and drop it) instead of shifting every later one.
 int serve_requests(int out_fd, std::map<std::string, std::unique_ptr<KernelLibrary>>& libraries,
-                   volatile std::uint64_t* open_request, double cpu_limit_seconds) {
+                   volatile std::uint64_t* open_request, double cpu_limit_seconds, std::uint64_t thread_budget) {
   Reader reader{0};
   CpuBudget budget(cpu_limit_seconds);  // timers do not survive fork: made in each child
   for (;;) {
@@ -230,7 +232,7 @@ int serve_requests(int out_fd, std::map<std::string, std::unique_ptr<KernelLibra
     json resp;
     budget.arm();
     try {
-      resp = serve_one(req, tensors, outputs, libraries);
+      resp = serve_one(req, tensors, outputs, libraries, thread_budget);
     } catch (const std::exception& e) {
       resp = {{"status", "exception"}, {"message", e.what()}};
       outputs.clear();
@@ -247,12 +249,13 @@ int serve_requests(int out_fd, std::map<std::string, std::unique_ptr<KernelLibra
 
 }  // namespace
 
-int worker_main(bool memcheck, int threads, double cpu_limit_seconds) {
+int worker_main(const WorkerLimits& limits) {
+  const double cpu_limit_seconds = limits.cpu_time ? limits.timeout_seconds : 0;
   // Protocol on a private copy of stdout; fd 1 becomes stderr so device printf cannot corrupt it.
   const int out_fd = dup(1);
   dup2(2, 1);
   signal(SIGPIPE, SIG_IGN);
-  if (memcheck) rt::install_guarded_allocator();
+  if (limits.memcheck) rt::install_guarded_allocator();
   if (cpu_limit_seconds > 0) {
     struct sigaction sa{};
     sa.sa_handler = on_cpu_budget_spent;
@@ -260,7 +263,8 @@ int worker_main(bool memcheck, int threads, double cpu_limit_seconds) {
     sigaction(SIGXCPU, &sa, nullptr);
   }
   std::unique_ptr<tbb::global_control> limit;
-  if (threads > 0) limit = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism, threads);
+  if (limits.threads > 0)
+    limit = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism, limits.threads);
   std::map<std::string, std::unique_ptr<KernelLibrary>> libraries;
   // Ready handshake: the parent's per-run time limit starts only once the worker is up (loading
   // libtorch can take seconds on a busy machine).
@@ -278,7 +282,7 @@ int worker_main(bool memcheck, int threads, double cpu_limit_seconds) {
     *open_request = 0;
     const pid_t child = fork();
     if (child < 0) return 5;
-    if (child == 0) _exit(serve_requests(out_fd, libraries, open_request, cpu_limit_seconds));
+    if (child == 0) _exit(serve_requests(out_fd, libraries, open_request, cpu_limit_seconds, limits.thread_budget));
     int status = 0;
     while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
     }
@@ -322,10 +326,12 @@ bool IsolatedRunner::start(std::string& error) {
     error = std::string("pipe: ") + std::strerror(errno);
     return false;
   }
-  const std::string exe = exe_.string(), threads = std::to_string(limits_.threads);
+  const std::string exe = exe_.string(), threads = std::to_string(limits_.threads),
+                    thread_budget = std::to_string(limits_.thread_budget);
   char cpu_limit[32];
   std::snprintf(cpu_limit, sizeof cpu_limit, "%.17g", limits_.cpu_time ? limits_.timeout_seconds : 0.0);
-  std::vector<const char*> argv = {exe.c_str(), "worker", "--threads", threads.c_str(), "--cpu-limit", cpu_limit};
+  std::vector<const char*> argv = {exe.c_str(), "worker", "--threads", threads.c_str(), "--cpu-limit", cpu_limit,
+                                   "--thread-budget", thread_budget.c_str()};
   if (limits_.memcheck) argv.push_back("--memcheck");
   argv.push_back(nullptr);
   const rlim_t mem = limits_.memory_bytes;

@@ -47,6 +47,9 @@ struct WorkerLimits {
   std::uint64_t memory_bytes = std::uint64_t(8) << 30;
   bool memcheck = false;  // guard pages around every tensor (out-of-bounds status)
   int threads = 0;        // TBB threads in the worker; 0 = all cores
+  // CUDA threads a run's launches may start in all, weighted (rt::RunOptions::thread_budget); 0 = no limit.
+  // Over it the run is a timeout, decided at launch: the same verdict on every machine.
+  std::uint64_t thread_budget = 0;
 };
 
 class IsolatedRunner {
@@ -80,9 +83,9 @@ class IsolatedRunner {
 constexpr double kWallBackstopFactor = 4;
 constexpr double kWallBackstopSeconds = 10;
 
-// Entry point of the worker process: serves requests on fds 0/1 until EOF. cpu_limit_seconds > 0:
-// a run that uses more CPU time ends as a timeout (WorkerLimits::cpu_time).
-int worker_main(bool memcheck, int threads, double cpu_limit_seconds = 0);
+// Entry point of the worker process: serves requests on fds 0/1 until EOF, under `limits` (as
+// IsolatedRunner passes them on its command line; memory_bytes is set by the runner instead).
+int worker_main(const WorkerLimits& limits);
 
 // The path of the running executable (for spawning workers of the same binary).
 std::filesystem::path self_executable();

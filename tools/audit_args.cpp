@@ -16,6 +16,8 @@ const char* const kAuditFlagsHelp =
     "  --kernel ID      only this kernel, TASK/NAME (repeatable)   --rule ID   only this rule (repeatable)\n"
     "  --witness-tol T  allclose rtol = atol = T for witnesses and legality (default 1e-2)\n"
     "  --timeout S      CPU seconds per kernel run (default 2)     --jobs N    parallel workers (default: cores)\n"
+    "  --thread-budget N  CUDA threads a run may start, those of kernels with barriers counting 128;\n"
+    "                   over it is a timeout (default 134217728 = 2^27; 0: no limit)\n"
     "  --cache DIR      cache (default $KAUDIT_CACHE or ~/.cache/kaudit)\n"
     "  --include-unverified  also take kernels the verification gate rejected at `kaudit import`\n";
 
@@ -39,6 +41,12 @@ bool parse_audit_flag(const std::vector<std::string>& args, std::size_t& i, Audi
   } else if (flag == "--timeout") {
     a.options.timeout_seconds = std::stod(value());
     if (!(a.options.timeout_seconds > 0)) throw std::invalid_argument("--timeout must be above 0 seconds");
+  } else if (flag == "--thread-budget") {
+    const std::string v = value();
+    if (v.empty() || v.size() > 19 || v.find_first_not_of("0123456789") != std::string::npos)
+      throw std::invalid_argument("--thread-budget takes a whole number of CUDA threads below 10^19 (0: no limit), not '" +
+                                  v + "'");
+    a.options.thread_budget = std::stoull(v);
   } else if (flag == "--jobs") a.options.jobs = static_cast<unsigned>(std::stoul(value()));
   else if (flag == "--cache") a.options.cache_dir = value();
   else return false;

@@ -19,8 +19,8 @@ namespace {
 
 const char* kHelp =
     "usage: kaudit audit [--oracle SPEC]... [--corpus PATH] [--out DIR] [--json] [--kernel TASK/NAME]...\n"
-    "                    [--rule ID]... [--witness-tol T] [--timeout S] [--jobs N] [--cache DIR]\n"
-    "                    [--full-matrix] [--no-schemata]\n\n"
+    "                    [--rule ID]... [--witness-tol T] [--timeout S] [--thread-budget N] [--jobs N]\n"
+    "                    [--cache DIR] [--full-matrix] [--no-schemata]\n\n"
     "Measures correctness checkers (oracle specs) on the mutants of a corpus (default: the built-in\n"
     "one), on the CPU backend:\n"
     "  1. mutate: every rule at every site, compiled with NVRTC, deduplicated by image;\n"
@@ -42,6 +42,9 @@ const char* kHelp =
     "  --kernel ID      only this kernel (repeatable)      --rule ID   only this rule (repeatable)\n"
     "  --witness-tol T  allclose rtol = atol = T for witnesses and legality (default 1e-2)\n"
     "  --timeout S      CPU s per kernel run (default 2)   --jobs N    parallel workers (default: cores)\n"
+    "  --thread-budget N  CUDA threads a run may start, those of kernels with barriers or warp\n"
+    "                   collectives counting 128; a launch over it is a timeout, decided at launch\n"
+    "                   (default 134217728 = 2^27; 0: no limit)\n"
     "  --cache DIR      cache (default $KAUDIT_CACHE or ~/.cache/kaudit)\n"
     "  --full-matrix    run every mutant on every legal input (full kill-matrix rows, for set cover)\n"
     "                   instead of stopping at the witness; completes cached rows\n"
@@ -114,11 +117,13 @@ std::string markdown_table(const audit::AuditResult& r, const std::vector<oracle
 }
 
 nlohmann::json summary_json(const audit::AuditResult& r, const std::vector<oracle::OracleSpec>& oracles,
-                            const oracle::Comparator& witness, const std::string& corpus_path) {
+                            const audit::AuditOptions& options, const std::string& corpus_path) {
+  const oracle::Comparator& witness = options.witness;
   nlohmann::json j;
   j["backend"] = "cpu";
   j["corpus"] = corpus_path;
   j["witness_tolerance"] = {{"kind", oracle::comparator_name(witness.kind)}, {"rtol", witness.rtol}, {"atol", witness.atol}};
+  j["run_limits"] = {{"cpu_seconds", options.timeout_seconds}, {"thread_budget", options.thread_budget}};
   j["pipeline"] = mutators::pipeline_summary_json(r.pipeline);
   j["pipeline"].erase("per_rule");
   std::size_t witnessed = 0;
@@ -180,7 +185,7 @@ int audit_command(const std::vector<std::string>& args) {
   const audit::AuditResult r = audit::run_audit(loaded->corpus, options);
 
   const std::string table = markdown_table(r, oracles, options.witness);
-  const nlohmann::json summary = summary_json(r, oracles, options.witness, root.filename().string());
+  const nlohmann::json summary = summary_json(r, oracles, options, root.filename().string());
   try {
     std::filesystem::create_directories(out_dir);
     write_file_atomically(out_dir / "report.md", table);

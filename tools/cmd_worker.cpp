@@ -5,14 +5,21 @@
 
 namespace kaudit::cli {
 int worker_command(const std::vector<std::string>& args) {
-  bool memcheck = false;
-  int threads = 0;
-  double cpu_limit = 0;
+  // The flags come from IsolatedRunner::start, not from people: unknown ones are ignored.
+  runtime::WorkerLimits limits;
   for (std::size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--memcheck") memcheck = true;
-    else if (args[i] == "--threads" && i + 1 < args.size()) threads = std::atoi(args[++i].c_str());
-    else if (args[i] == "--cpu-limit" && i + 1 < args.size()) cpu_limit = std::atof(args[++i].c_str());
+    const bool has_value = i + 1 < args.size();
+    if (args[i] == "--memcheck") {
+      limits.memcheck = true;
+    } else if (args[i] == "--threads" && has_value) {
+      limits.threads = std::atoi(args[++i].c_str());
+    } else if (args[i] == "--cpu-limit" && has_value) {
+      limits.timeout_seconds = std::atof(args[++i].c_str());
+      limits.cpu_time = limits.timeout_seconds > 0;
+    } else if (args[i] == "--thread-budget" && has_value) {
+      limits.thread_budget = std::strtoull(args[++i].c_str(), nullptr, 10);
+    }
   }
-  return runtime::worker_main(memcheck, threads, cpu_limit);
+  return runtime::worker_main(limits);
 }
 }  // namespace kaudit::cli

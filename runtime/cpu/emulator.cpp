@@ -45,6 +45,7 @@ struct RunState {
   std::atomic<int> last_error{0};
   std::atomic<int> sticky_error{0};
   std::atomic<std::size_t> max_dynamic_smem{kDefaultMaxDynamicSmem};
+  std::uint64_t thread_units = 0;  // started by the run's launches so far (all from one host thread)
   Fault fault;  // first fault, guarded by mu
 };
 RunState& run_state() {
@@ -56,7 +57,7 @@ void record_fault(FaultKind kind, const std::string& message, int cuda_error) {
   RunState& s = run_state();
   std::lock_guard<std::mutex> lock(s.mu);
   if (s.fault.kind == FaultKind::None) s.fault = Fault{kind, message};
-  if (kind == FaultKind::LaunchError) {
+  if (kind == FaultKind::LaunchError) {  // not sticky: the next launch may succeed
     s.last_error = cuda_error;
   } else {
     s.sticky_error = cuda_error;
@@ -509,6 +510,31 @@ std::string launch_config_error(const LaunchSpec& s, std::size_t max_smem) {
   return os.str();
 }
 
+// Counts the launch's CUDA threads against the run's budget (RunOptions::thread_budget). Over it,
+// the launch starts nothing and the run ends with a sticky WorkBudget fault. (After
+// launch_config_error a grid has at most 2^63 blocks; times 1024 threads times the fiber weight
+// that overflows 64 bits, hence the 128-bit product.)
+bool within_work_budget(const LaunchSpec& spec, std::size_t nblocks, RunState& s) {
+  using u128 = unsigned __int128;
+  const u128 threads = (u128)nblocks * spec.block[0] * spec.block[1] * spec.block[2];
+  const u128 units = threads * (spec.needs_fibers ? kFiberThreadWeight : 1);
+  const u128 total = units + s.thread_units;
+  const std::uint64_t budget = s.options.thread_budget;
+  if (budget == 0 || total <= budget) {
+    s.thread_units = total > UINT64_MAX ? UINT64_MAX : (std::uint64_t)total;
+    return true;
+  }
+  const auto str = [](u128 v) { return v > UINT64_MAX ? std::string("over 2^64") : std::to_string((std::uint64_t)v); };
+  std::string what = str(threads) + " CUDA threads";
+  if (spec.needs_fibers)
+    what += " of a kernel with barriers or warp collectives (each counts " + std::to_string(kFiberThreadWeight) + ")";
+  record_fault(FaultKind::WorkBudget,
+               std::string("launch of ") + spec.kernel + " would start " + what + ": " + str(total) +
+                   " thread units in the run, over its budget of " + std::to_string(budget),
+               kCudaLaunchFailure);
+  return false;
+}
+
 }  // namespace
 
 // ---- ABI implementation -------------------------------------------------------------------------
@@ -521,10 +547,11 @@ int launch(const LaunchSpec& spec, RunBlockFn run_block, RunThreadFn run_thread,
     record_fault(FaultKind::LaunchError, std::string("launch of ") + spec.kernel + " failed: " + bad, err);
     return err;
   }
+  const std::size_t gx = spec.grid[0], gy = spec.grid[1], nblocks = gx * gy * spec.grid[2];
+  if (!within_work_budget(spec, nblocks, s)) return s.sticky_error;
   const ModuleTls tls = spec.uses_static_smem ? find_module_tls(spec.module_anchor) : ModuleTls{};  // only to poison it
   const bool reversed = s.options.schedule == Schedule::Reversed;
   const unsigned stack_bytes = s.options.fiber_stack_bytes;
-  const std::size_t gx = spec.grid[0], gy = spec.grid[1], nblocks = gx * gy * spec.grid[2];
   auto run_range = [&](std::size_t begin, std::size_t end) {
     WorkerResources& r = resources();
     // Dynamic shared memory sits between two poisoned pads, so a read past either end sees poison,
@@ -624,6 +651,7 @@ void begin_run(const RunOptions& options) {
   s.last_error = 0;
   s.sticky_error = 0;
   s.max_dynamic_smem = kDefaultMaxDynamicSmem;
+  s.thread_units = 0;
   s.fault = Fault{};
 }
 

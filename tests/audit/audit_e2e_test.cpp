@@ -71,6 +71,8 @@ TEST(AuditCommand, TwoKernelSliceWithKnownOutcomes) {
   EXPECT_EQ(v01["shape_preset"], "small");
   const auto& verified = summary["oracles"][1];
   EXPECT_EQ(verified["per_family"]["reward-hack"]["killed"], 2);
+  EXPECT_EQ(summary["run_limits"]["cpu_seconds"], 2.0);
+  EXPECT_EQ(summary["run_limits"]["thread_budget"], std::uint64_t(1) << 27);
   EXPECT_EQ(summary["pipeline"]["generated"], 5);
   EXPECT_EQ(summary["witnessed"], 3);
   EXPECT_TRUE(std::filesystem::exists(out / "report.md"));
@@ -236,6 +238,43 @@ TEST(AuditCommand, BadSpecStopsBeforeAnyWork) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("bad.json"), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(dir / "o"));
+}
+
+// The thread budget reaches the workers: with a budget of 1 thread every run (correct kernels,
+// neutral variants) is a timeout at its first launch, so no input is legal and the note says why.
+// The reference runs in Python, not in a worker, and stays within tolerance of itself.
+TEST(AuditCommand, ThreadBudgetReachesEveryRun) {
+  const auto out = std::filesystem::path(KAUDIT_TEST_CACHE) / "audit_thread_budget";
+  std::filesystem::remove_all(out);
+  const auto r = kaudit::run_process({KAUDIT_EXE, "audit", "--kernel", "relu/relu_gridstride", "--rule",
+                                      "hack-return-input", "--oracle", "kernelbench-v0.1", "--thread-budget", "1",
+                                      "--cache", KAUDIT_TEST_CACHE, "--out", out.string(), "--json"},
+                                     1200);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["run_limits"]["thread_budget"], 1);
+  std::ifstream pools_in(out / "pools.json");
+  const auto pools = nlohmann::json::parse(pools_in);
+  ASSERT_EQ(pools.size(), 1u);
+  int inputs = 0;
+  for (const auto& in : pools[0]["inputs"]) {
+    if (!in["usable"].get<bool>()) continue;
+    ++inputs;
+    EXPECT_FALSE(in["legal"].get<bool>()) << in;
+    EXPECT_NE(in["note"].get<std::string>().find("over its budget of 1"), std::string::npos) << in;
+  }
+  EXPECT_GT(inputs, 10);
+}
+
+TEST(AuditCommand, BadThreadBudgetIsAUsageError) {
+  const auto dir = std::filesystem::path(KAUDIT_TEST_CACHE) / "audit_bad_budget";
+  std::filesystem::remove_all(dir);
+  for (const char* bad : {"2^26", "-1", "1e6", "99999999999999999999"}) {
+    const auto r = kaudit::run_process(
+        {KAUDIT_EXE, "audit", "--thread-budget", bad, "--out", (dir / "o").string()}, 120);
+    EXPECT_EQ(r.exit_code, 2) << bad;
+    EXPECT_NE(r.err.find("--thread-budget takes a whole number"), std::string::npos) << bad << ": " << r.err;
+    EXPECT_FALSE(std::filesystem::exists(dir / "o")) << bad;
+  }
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
+#include "runtime/cpu/emulator.h"
 #include "tests/runtime/kernel_fixture.h"
 
 using kaudit::runtime::Status;
@@ -371,6 +372,88 @@ torch::Tensor run(torch::Tensor y, int64_t threads, int64_t smem) {
   EXPECT_EQ(smem.result.status, Status::LaunchError) << smem.result.message;
   auto fine = build_and_run(src, "run", {at::zeros({1024}), int64_t(1024), int64_t(0)});
   EXPECT_EQ(fine.result.status, Status::Ok) << fine.result.message;
+}
+
+// The work budget counts CUDA threads over all of a run's launches and stops the launch that
+// would go over before it starts: a timeout decided by counting, not by the CPU clock.
+TEST(Emulator, WorkBudgetStopsTheLaunchThatGoesOver) {
+  const char* src = R"(
+#include <torch/extension.h>
+__global__ void k(float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] += 1.0f;
+}
+torch::Tensor run(torch::Tensor y, int64_t second_grid) {
+  k<<<4, 256>>>(y.data_ptr<float>(), 1024);
+  k<<<second_grid, 256>>>(y.data_ptr<float>(), 1024);
+  return y;
+}
+)";
+  kaudit::runtime::WorkerLimits exact;
+  exact.thread_budget = 2048;  // both launches of 4 x 256
+  auto fits = build_and_run(src, "run", {at::zeros({1024}), int64_t(4)}, exact);
+  ASSERT_EQ(fits.result.status, Status::Ok) << fits.build_error << fits.result.message;
+  EXPECT_TRUE(at::equal(fits.result.outputs[0], at::full({1024}, 2.0f)));
+
+  kaudit::runtime::WorkerLimits one_short = exact;
+  one_short.thread_budget = 2047;
+  auto over = build_and_run(src, "run", {at::zeros({1024}), int64_t(4)}, one_short);
+  EXPECT_EQ(over.result.status, Status::Timeout) << over.result.message;
+  EXPECT_NE(over.result.message.find("would start 1024 CUDA threads: 2048 thread units in the run, over its budget of 2047"),
+            std::string::npos)
+      << over.result.message;
+
+  // A grid of 2^30 blocks of 256 (2^38 threads, hours of emulation): stopped at launch, well
+  // inside the runner's 60 s limit. Without the budget the same run would be a CPU-clock timeout.
+  auto blowup = build_and_run(src, "run", {at::zeros({1024}), int64_t(1) << 30}, exact);
+  EXPECT_EQ(blowup.result.status, Status::Timeout) << blowup.result.message;
+  EXPECT_NE(blowup.result.message.find("would start 274877906944 CUDA threads"), std::string::npos)
+      << blowup.result.message;
+}
+
+// A thread of a kernel that needs fibers (here: a barrier) counts kFiberThreadWeight.
+TEST(Emulator, WorkBudgetWeighsFiberThreads) {
+  const char* src = R"(
+#include <torch/extension.h>
+__global__ void k(float* y) {
+  __shared__ float s[256];
+  s[threadIdx.x] = threadIdx.x;
+  __syncthreads();
+  y[threadIdx.x] = s[255 - threadIdx.x];
+}
+torch::Tensor run(torch::Tensor y) {
+  k<<<1, 256>>>(y.data_ptr<float>());
+  return y;
+}
+)";
+  kaudit::runtime::WorkerLimits exact;
+  exact.thread_budget = 256 * kaudit::rt::kFiberThreadWeight;
+  auto fits = build_and_run(src, "run", {at::zeros({256})}, exact);
+  ASSERT_EQ(fits.result.status, Status::Ok) << fits.build_error << fits.result.message;
+  EXPECT_EQ(fits.result.outputs[0][0].item<float>(), 255.0f);
+  kaudit::runtime::WorkerLimits one_short = exact;
+  --one_short.thread_budget;
+  auto over = build_and_run(src, "run", {at::zeros({256})}, one_short);
+  EXPECT_EQ(over.result.status, Status::Timeout) << over.result.message;
+  EXPECT_NE(over.result.message.find("256 CUDA threads of a kernel with barriers or warp collectives (each counts 128)"),
+            std::string::npos)
+      << over.result.message;
+}
+
+TEST(Emulator, WorkBudgetCountsGridsBeyond64Bits) {
+  const char* src = R"(
+#include <torch/extension.h>
+__global__ void k(float* y) { y[0] = 1.0f; }
+torch::Tensor run(torch::Tensor y) {
+  k<<<dim3(2147483647u, 65535u, 65535u), 1024>>>(y.data_ptr<float>());  // 2^73 threads
+  return y;
+}
+)";
+  kaudit::runtime::WorkerLimits budget;
+  budget.thread_budget = std::uint64_t(1) << 27;
+  auto r = build_and_run(src, "run", {at::zeros({1})}, budget);
+  EXPECT_EQ(r.result.status, Status::Timeout) << r.build_error << r.result.message;
+  EXPECT_NE(r.result.message.find("would start over 2^64 CUDA threads"), std::string::npos) << r.result.message;
 }
 
 TEST(Emulator, HalfArithmeticRoundsLikeBinary16) {

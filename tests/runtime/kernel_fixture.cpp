@@ -11,8 +11,11 @@ cpu::CpuCompiler& test_compiler() {
 }
 
 runtime::IsolatedRunner& test_runner(const runtime::WorkerLimits& limits) {
-  static std::map<std::tuple<double, std::uint64_t, bool, int, bool>, std::unique_ptr<runtime::IsolatedRunner>> runners;
-  auto key = std::make_tuple(limits.timeout_seconds, limits.memory_bytes, limits.memcheck, limits.threads, limits.cpu_time);
+  static std::map<std::tuple<double, std::uint64_t, bool, int, bool, std::uint64_t>,
+                  std::unique_ptr<runtime::IsolatedRunner>>
+      runners;
+  auto key = std::make_tuple(limits.timeout_seconds, limits.memory_bytes, limits.memcheck, limits.threads,
+                             limits.cpu_time, limits.thread_budget);
   auto& r = runners[key];
   if (!r) r = std::make_unique<runtime::IsolatedRunner>(KAUDIT_EXE, limits);
   return *r;
