@@ -132,11 +132,12 @@ CpuBuild CpuCompiler::build(std::string_view source, std::string_view file_name,
   argv.insert(argv.end(), kFlags.begin(), kFlags.end());
   argv.insert(argv.end(), kLinkFlags.begin(), kLinkFlags.end());
   if (const fs::path pch = precompiled_prelude(); !pch.empty()) argv.insert(argv.end(), {"-I", pch.string()});
-  // The TLS pad goes before and after the kernel's TU: the linker then keeps the library's static
-  // __shared__ variables between two poisoned pads (see kaudit_cpu/tls_pad.s).
-  const std::string pad = (prelude_dir_ / "kaudit_cpu" / "tls_pad.s").string();
-  argv.insert(argv.end(), {"-I", prelude_dir_.string(), "-I", (prelude_dir_ / "stubs").string(), "-x", "assembler", pad,
-                          "-x", "c++", src.string(), "-x", "assembler", pad, "-o", tmp.string()});
+  // The TLS pads go before and after the kernel's TU: the linker then keeps the library's static
+  // __shared__ variables between poison pads and guards (see kaudit_cpu/tls_pad_front.s).
+  const fs::path pads = prelude_dir_ / "kaudit_cpu";
+  argv.insert(argv.end(), {"-I", prelude_dir_.string(), "-I", (prelude_dir_ / "stubs").string(), "-x", "assembler",
+                           (pads / "tls_pad_front.s").string(), "-x", "c++", src.string(), "-x", "assembler",
+                           (pads / "tls_pad_back.s").string(), "-o", tmp.string()});
   ProcessResult r = run_process(argv, 300);
   fs::remove(src, ec);
   if (!r.ok()) {

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "kaudit_cpu/abi.h"
+#include "runtime/cpu/guarded_allocator.h"
 
 extern "C" void* __tls_get_addr(void*);
 
@@ -33,8 +34,10 @@ namespace {
 
 constexpr unsigned char kPoison = 0xFF;  // reads of unwritten shared memory give NaN / -1
 // Poisoned bytes on each side of dynamic shared memory (static __shared__ has the same pads in the
-// kernel library's TLS block, kaudit_cpu/tls_pad.s): out-of-bounds shared reads stay deterministic.
+// kernel library's TLS block, kaudit_cpu/tls_pad_front.s): out-of-bounds shared reads stay deterministic.
 constexpr std::size_t kSharedPad = 16384;
+// The inaccessible guard at each end of a kernel library's TLS block (tls_pad_front.s, tls_pad_back.s).
+constexpr std::size_t kStaticSharedGuard = 65536, kPage = 4096;
 constexpr int kCudaSuccess = 0, kCudaInvalidValue = 1, kCudaInvalidConfiguration = 9,
               kCudaLaunchFailure = 719;
 constexpr std::size_t kDefaultMaxDynamicSmem = 48 * 1024, kOptinMaxDynamicSmem = 227 * 1024;
@@ -69,6 +72,9 @@ void record_fault(FaultKind kind, const std::string& message, int cuda_error) {
 struct ModuleTls {
   std::size_t modid = 0;
   std::size_t size = 0;
+  // The block is laid out as the pads make it (page-aligned, nothing initialized before the front
+  // pad): its ends are guards. Otherwise (a library built some other way) it is only poisoned.
+  bool guarded = false;
 };
 struct TlsIndex {
   unsigned long module, offset;
@@ -91,18 +97,57 @@ ModuleTls find_module_tls(const void* anchor) {
       [](dl_phdr_info* p, std::size_t, void* data) -> int {
         auto* s = static_cast<Search*>(data);
         if (!p->dlpi_name || std::strcmp(p->dlpi_name, s->name) != 0) return 0;
-        for (int i = 0; i < p->dlpi_phnum; ++i)
-          if (p->dlpi_phdr[i].p_type == PT_TLS) s->result = {p->dlpi_tls_modid, p->dlpi_phdr[i].p_memsz};
+        for (int i = 0; i < p->dlpi_phnum; ++i) {
+          const auto& h = p->dlpi_phdr[i];
+          if (h.p_type != PT_TLS) continue;
+          const bool guarded = h.p_align >= kPage && h.p_filesz == 0 && h.p_memsz >= 2 * (kStaticSharedGuard + kSharedPad);
+          s->result = {p->dlpi_tls_modid, h.p_memsz, guarded};
+        }
         return 1;
       },
       &search);
   return cache[anchor] = search.result;
 }
 
+// This OS thread's TLS blocks whose guards are inaccessible. The guards go back to read-write
+// when the thread ends, before glibc frees the blocks (it may write into a freed block).
+struct StaticSharedGuards {
+  std::map<char*, std::pair<char*, char*>> poison_range;  // by block: what lies between the guards
+  std::vector<std::pair<char*, std::size_t>> guards;
+  ~StaticSharedGuards() {
+    for (const auto& [p, n] : guards) unguard_pages(p, n);
+  }
+};
+thread_local StaticSharedGuards tls_static_shared_guards;
+
+// Poisons this thread's copy of the library's static shared memory, guarding its ends the first
+// time: an access past the poison pads faults (an out-of-bounds verdict under the memory checker,
+// a crash without it) instead of reaching heap memory, whose contents depend on the worker's
+// history. Called before each block of a kernel that declares static __shared__ memory.
 void poison_static_shared(const ModuleTls& m) {
   if (m.size == 0 || m.modid == 0) return;
   TlsIndex ti{m.modid, 0};
-  std::memset(__tls_get_addr(&ti), kPoison, m.size);
+  char* const block = static_cast<char*>(__tls_get_addr(&ti));
+  if (!m.guarded || (std::uintptr_t)block % kPage != 0) {
+    std::memset(block, kPoison, m.size);
+    return;
+  }
+  StaticSharedGuards& g = tls_static_shared_guards;
+  auto it = g.poison_range.find(block);
+  if (it == g.poison_range.end()) {
+    const auto page_up = [](char* p) { return (char*)(((std::uintptr_t)p + kPage - 1) / kPage * kPage); };
+    const auto page_down = [](char* p) { return (char*)((std::uintptr_t)p / kPage * kPage); };
+    char* const end = block + m.size;
+    char* const back = page_up(end - kStaticSharedGuard);  // the back guard's first whole page
+    guard_pages(block, kStaticSharedGuard);
+    g.guards.emplace_back(block, kStaticSharedGuard);
+    if (page_down(end) > back) {
+      guard_pages(back, page_down(end) - back);
+      g.guards.emplace_back(back, page_down(end) - back);
+    }
+    it = g.poison_range.emplace(block, std::make_pair(block + kStaticSharedGuard, back)).first;
+  }
+  std::memset(it->second.first, kPoison, it->second.second - it->second.first);
 }
 
 // ---- fiber scheduler ----------------------------------------------------------------------------

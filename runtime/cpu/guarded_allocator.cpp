@@ -136,7 +136,7 @@ class GuardedAllocator final : public c10::Allocator {
 void on_fault(int sig, siginfo_t* info, void*) {
   const auto page = (std::uintptr_t)info->si_addr / kPage * kPage;
   if (g_arena.contains(info->si_addr) || is_guard(page)) {
-    static const char msg[] = "kaudit: out-of-bounds access next to a tensor (memory-check mode)\n";
+    static const char msg[] = "kaudit: out-of-bounds access next to a tensor or static shared memory (memory-check mode)\n";
     ssize_t ignored = write(2, msg, sizeof msg - 1);
     (void)ignored;
     _exit(kOutOfBoundsExitCode);
@@ -162,6 +162,16 @@ void install_guarded_allocator() {
   sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
   sigaction(SIGSEGV, &sa, nullptr);
   sigaction(SIGBUS, &sa, nullptr);
+}
+
+void guard_pages(char* p, std::size_t bytes) {
+  mprotect(p, bytes, PROT_NONE);
+  for (std::size_t off = 0; off < bytes; off += kPage) add_guard((std::uintptr_t)(p + off));
+}
+
+void unguard_pages(char* p, std::size_t bytes) {
+  for (std::size_t off = 0; off < bytes; off += kPage) remove_guard((std::uintptr_t)(p + off));
+  mprotect(p, bytes, PROT_READ | PROT_WRITE);
 }
 
 bool reset_guarded_arena() {

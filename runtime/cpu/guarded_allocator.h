@@ -6,6 +6,7 @@
 // Allocations come from one arena that is inaccessible except under live tensors, so an access
 // farther past a tensor than its guard page is reported too (up to the arena's 1 GiB).
 #pragma once
+#include <cstddef>
 
 namespace kaudit::rt {
 // Installs the allocator as libtorch's CPU allocator and the SIGSEGV/SIGBUS handler; a fault in a
@@ -15,5 +16,10 @@ void install_guarded_allocator();
 // so the next run's tensors get the same addresses and neighbours as in a fresh worker. Returns
 // false (and changes nothing) while an allocation is live or without the allocator.
 bool reset_guarded_arena();
+// Makes whole pages [p, p + bytes) inaccessible (p and bytes page-aligned) and, with the allocator
+// installed, reports a fault in them as out-of-bounds: the static shared memory guards
+// (emulator.cpp). unguard_pages gives them back (before the memory's owner may free it).
+void guard_pages(char* p, std::size_t bytes);
+void unguard_pages(char* p, std::size_t bytes);
 constexpr int kOutOfBoundsExitCode = 86;
 }  // namespace kaudit::rt

@@ -324,6 +324,39 @@ torch::Tensor run(torch::Tensor o, int64_t off) {
   }
 }
 
+// Past the poison pads, static shared memory ends in guard pages: a write far out of bounds
+// (matmul_regtile's `l * RT_BK` mutant reached 65 KB past its tile) faults at once, the same way
+// in every run, instead of landing in heap memory whose state depends on what the worker ran
+// before. Under the memory checker that is an out-of-bounds verdict, without it a crash. Both
+// ends, and in every block: each OS thread guards its own copy.
+TEST(Emulator, FarOutOfBoundsStaticSharedWritesHitAGuard) {
+  const char* src = R"(
+#include <torch/extension.h>
+__global__ void k(float* out, long off) {
+  __shared__ float s[64];
+  s[threadIdx.x] = 1.0f;
+  __syncthreads();
+  if (threadIdx.x == 0 && blockIdx.x == gridDim.x - 1) s[off] = 2.0f;
+  out[blockIdx.x] = s[threadIdx.x];
+}
+torch::Tensor run(torch::Tensor o, int64_t off) {
+  k<<<o.numel(), 64>>>(o.data_ptr<float>(), (long)off);
+  return o;
+}
+)";
+  kaudit::runtime::WorkerLimits memcheck;
+  memcheck.memcheck = true;
+  // Within the 16 KB pads: no fault (reads there see poison: OutOfBoundsSharedReadsSeePoison).
+  auto inside = build_and_run(src, "run", {at::zeros({8}), int64_t(63 + 4000)}, memcheck);
+  ASSERT_EQ(inside.result.status, Status::Ok) << inside.build_error << inside.result.message;
+  for (int64_t off : {int64_t(63 + 6000), int64_t(63 + 20000), int64_t(-5000), int64_t(-20000)}) {
+    auto checked = build_and_run(src, "run", {at::zeros({8}), off}, memcheck);
+    EXPECT_EQ(checked.result.status, Status::OutOfBounds) << "offset " << off << ": " << checked.result.message;
+    auto plain = build_and_run(src, "run", {at::zeros({8}), off});
+    EXPECT_EQ(plain.result.status, Status::Crash) << "offset " << off << ": " << plain.result.message;
+  }
+}
+
 TEST(Emulator, DynamicSharedMemorySizedAtLaunch) {
   const char* src = R"(
 #include <torch/extension.h>
