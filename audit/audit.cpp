@@ -37,6 +37,7 @@ const char* outcome_name(Outcome o) {
     case Outcome::OutOfBounds: return "out-of-bounds";
     case Outcome::Exception: return "exception";
     case Outcome::NotRun: return "not-run";
+    case Outcome::ThreadBudget: return "thread-budget";
   }
   return "?";
 }
@@ -48,10 +49,13 @@ namespace {
 // multi-line replacement could break every mutant of its schema).
 // v8: memory-check tensors come from an arena: an access far past a tensor is out-of-bounds
 // (under v7 it could be a crash, or a read of other memory).
-constexpr const char* kCacheVersion = "kaudit-audit-v8";
+// v9: the thread budget (outcome thread-budget), and guard pages around static shared memory (an
+// access far past it is out-of-bounds; under v8 it could be a crash or a wrong output).
+constexpr const char* kCacheVersion = "kaudit-audit-v9";
 
-Outcome outcome_of(runtime::Status s) {
-  switch (s) {
+Outcome outcome_of(const runtime::RunResult& r) {
+  if (r.over_thread_budget) return Outcome::ThreadBudget;
+  switch (r.status) {
     case runtime::Status::Ok: return Outcome::Pass;
     case runtime::Status::Crash: return Outcome::Crash;
     case runtime::Status::Timeout: return Outcome::Timeout;
@@ -797,8 +801,8 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
               result[p] = run_one(runner, task, *kernel, built.library[i], built.switch_value[i], prepared[p]);
               ++runs;
               note_infra(*result[p], kernel->id() + " mutant " + a.scored.id);
-              o = outcome_of(result[p]->status);
-              if (o == Outcome::Timeout) ++timeouts;
+              o = outcome_of(*result[p]);
+              if (o == Outcome::Timeout) ++timeouts;  // not ThreadBudget: that one cost nothing
               if (o == Outcome::Pass && !oracle::apply_comparator(options.witness, result[p]->outputs, prepared[p].ref64).ok)
                 o = Outcome::WrongOutput;
             }

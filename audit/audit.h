@@ -53,10 +53,11 @@
 namespace kaudit::audit {
 
 enum class Outcome : std::uint8_t {
-  Pass, WrongOutput, Crash, Timeout, BarrierDivergence, LaunchError, OutOfBounds, Exception, NotRun
+  Pass, WrongOutput, Crash, Timeout, BarrierDivergence, LaunchError, OutOfBounds, Exception, NotRun,
+  ThreadBudget  // a launch over the run's thread budget (a timeout decided by counting, at launch)
 };
 // "pass", "wrong-output", "crash", "timeout", "barrier-divergence", "launch-error",
-// "out-of-bounds", "exception", "not-run".
+// "out-of-bounds", "exception", "not-run", "thread-budget".
 const char* outcome_name(Outcome o);
 
 struct AuditOptions {
@@ -71,9 +72,11 @@ struct AuditOptions {
   // CPU time per run, enforced in the worker (correct kernels at the small presets take
   // milliseconds): the same verdict on a busy machine as on an idle one. A mutant that times out
   // twice is not run again: its remaining inputs count as timeouts (a hang costs the whole limit).
+  // Runs over the thread budget below do not count: they end at launch and cost nothing.
   double timeout_seconds = 2;
   // CUDA threads a run may start (rt::RunOptions::thread_budget: 2^27 threads of plain kernels,
-  // 2^20 of kernels with barriers or warp collectives): over it the run is a timeout decided at
+  // 2^20 of kernels run on fibers, whose source has barriers or warp collectives): over it the
+  // run is a timeout (Outcome::ThreadBudget) decided at
   // launch, so a mutant that blows up its grid gets the same verdict in every run and on every
   // machine, instead of one that depends on whether it finished just under the CPU-time limit.
   // The built-in corpus's correct kernels start at most 2^18 plain or 2^19 fiber threads in a run

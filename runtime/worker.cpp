@@ -161,7 +161,8 @@ json serve_one(const json& req, std::vector<at::Tensor>& tensors, std::vector<at
   if (r.fault.kind == rt::FaultKind::LaunchError) resp = {{"status", "launch-error"}, {"message", r.fault.message}};
   else if (r.fault.kind == rt::FaultKind::BarrierDivergence) resp = {{"status", "barrier-divergence"}, {"message", r.fault.message}};
   else if (r.fault.kind == rt::FaultKind::DeviceException) resp = {{"status", "crash"}, {"message", r.fault.message}};
-  else if (r.fault.kind == rt::FaultKind::WorkBudget) resp = {{"status", "timeout"}, {"message", r.fault.message}};
+  else if (r.fault.kind == rt::FaultKind::WorkBudget)
+    resp = {{"status", "timeout"}, {"thread_budget", true}, {"message", r.fault.message}};
   else if (r.threw) resp = {{"status", "exception"}, {"message", r.message}};
   else resp = {{"status", "ok"}, {"message", ""}};
   if (resp["status"] == "ok") outputs = std::move(r.outputs);
@@ -502,6 +503,7 @@ RunResult IsolatedRunner::run(const RunRequest& request) {
       auto it = names.find(st);
       result.status = it == names.end() ? Status::Crash : it->second;
       result.message = resp.value("message", "");
+      result.over_thread_budget = result.status == Status::Timeout && resp.value("thread_budget", false);
       result.outputs = std::move(outputs);
       if (result.status == Status::Crash || result.status == Status::OutOfBounds) {
         // The run's child died: what it printed (the memory checker's report, a device assert).

@@ -30,6 +30,9 @@ struct RunRequest {
 
 struct RunResult {
   Status status = Status::Crash;
+  // A Timeout decided at launch by the thread budget (WorkerLimits::thread_budget), not by the
+  // clock: it cost nothing, and the same input gives it on every run.
+  bool over_thread_budget = false;
   std::string message;
   std::vector<at::Tensor> outputs;
   double seconds = 0;

@@ -16,8 +16,8 @@ const char* const kAuditFlagsHelp =
     "  --kernel ID      only this kernel, TASK/NAME (repeatable)   --rule ID   only this rule (repeatable)\n"
     "  --witness-tol T  allclose rtol = atol = T for witnesses and legality (default 1e-2)\n"
     "  --timeout S      CPU seconds per kernel run (default 2)     --jobs N    parallel workers (default: cores)\n"
-    "  --thread-budget N  CUDA threads a run may start, those of kernels with barriers counting 128;\n"
-    "                   over it is a timeout (default 134217728 = 2^27; 0: no limit)\n"
+    "  --thread-budget N  CUDA threads a run may start, those of kernels run on fibers (barriers, warp\n"
+    "                   collectives) counting 128; over it is a timeout (default 2^27 = 134217728; 0: none)\n"
     "  --cache DIR      cache (default $KAUDIT_CACHE or ~/.cache/kaudit)\n"
     "  --include-unverified  also take kernels the verification gate rejected at `kaudit import`\n";
 

@@ -21,7 +21,8 @@ namespace {
 
 const char* kHelp =
     "usage: kaudit cover [--budget K] [--out suite.json] [--json] [--corpus PATH] [--kernel TASK/NAME]...\n"
-    "                    [--rule ID]... [--witness-tol T] [--timeout S] [--jobs N] [--cache DIR]\n\n"
+    "                    [--rule ID]... [--witness-tol T] [--timeout S] [--thread-budget N] [--jobs N]\n"
+    "                    [--cache DIR]\n\n"
     "Builds minimal hidden-input suites by greedy set cover over the audit's kill matrix (every\n"
     "witnessed mutant on every legal pool input: `kaudit audit --full-matrix`, run here and cached).\n"
     "Per task: the inputs needed to kill every coverable mutant, and the mutants killed by the first\n"

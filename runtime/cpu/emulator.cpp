@@ -128,24 +128,24 @@ void poison_static_shared(const ModuleTls& m) {
   if (m.size == 0 || m.modid == 0) return;
   TlsIndex ti{m.modid, 0};
   char* const block = static_cast<char*>(__tls_get_addr(&ti));
-  if (!m.guarded || (std::uintptr_t)block % kPage != 0) {
-    std::memset(block, kPoison, m.size);
-    return;
-  }
   StaticSharedGuards& g = tls_static_shared_guards;
   auto it = g.poison_range.find(block);
   if (it == g.poison_range.end()) {
-    const auto page_up = [](char* p) { return (char*)(((std::uintptr_t)p + kPage - 1) / kPage * kPage); };
-    const auto page_down = [](char* p) { return (char*)((std::uintptr_t)p / kPage * kPage); };
-    char* const end = block + m.size;
-    char* const back = page_up(end - kStaticSharedGuard);  // the back guard's first whole page
-    guard_pages(block, kStaticSharedGuard);
-    g.guards.emplace_back(block, kStaticSharedGuard);
-    if (page_down(end) > back) {
-      guard_pages(back, page_down(end) - back);
-      g.guards.emplace_back(back, page_down(end) - back);
+    // Both guards, or neither: the whole block is then poisoned instead (a library laid out some
+    // other way, or pages that could not be protected).
+    char* const back = block + m.size - kStaticSharedGuard;
+    const bool aligned = (std::uintptr_t)block % kPage == 0 && m.size % kPage == 0;
+    std::pair<char*, char*> range{block, block + m.size};
+    if (m.guarded && aligned && guard_pages(block, kStaticSharedGuard)) {
+      if (guard_pages(back, kStaticSharedGuard)) {
+        g.guards.emplace_back(block, kStaticSharedGuard);
+        g.guards.emplace_back(back, kStaticSharedGuard);
+        range = {block + kStaticSharedGuard, back};
+      } else {
+        unguard_pages(block, kStaticSharedGuard);
+      }
     }
-    it = g.poison_range.emplace(block, std::make_pair(block + kStaticSharedGuard, back)).first;
+    it = g.poison_range.emplace(block, range).first;
   }
   std::memset(it->second.first, kPoison, it->second.second - it->second.first);
 }
@@ -572,10 +572,12 @@ bool within_work_budget(const LaunchSpec& spec, std::size_t nblocks, RunState& s
   const auto str = [](u128 v) { return v > UINT64_MAX ? std::string("over 2^64") : std::to_string((std::uint64_t)v); };
   std::string what = str(threads) + " CUDA threads";
   if (spec.needs_fibers)
-    what += " of a kernel with barriers or warp collectives (each counts " + std::to_string(kFiberThreadWeight) + ")";
+    what += " run on fibers (its source has barriers or warp collectives; each counts " +
+            std::to_string(kFiberThreadWeight) + ")";
   record_fault(FaultKind::WorkBudget,
                std::string("launch of ") + spec.kernel + " would start " + what + ": " + str(total) +
-                   " thread units in the run, over its budget of " + std::to_string(budget),
+                   " thread units in the run, over its budget of " + std::to_string(budget) +
+                   " (kaudit audit --thread-budget N raises it; 0: no limit)",
                kCudaLaunchFailure);
   return false;
 }

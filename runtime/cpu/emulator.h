@@ -13,8 +13,9 @@ struct RunOptions {
   bool serial_blocks = false;        // run blocks one after another (deterministic atomics order)
   unsigned fiber_stack_bytes = 64 * 1024;
   int active_mutant = 0;             // schema switch (runtime/cpu/schema.h); 0 = the original
-  // The CUDA threads the run's launches may start in all, a thread of a fiber kernel (one with
-  // barriers or warp collectives) counting kFiberThreadWeight; 0 = no limit. A launch that would
+  // The CUDA threads the run's launches may start in all, a thread of a kernel run on fibers (its
+  // source has barriers or warp collectives: LaunchSpec::needs_fibers) counting kFiberThreadWeight;
+  // 0 = no limit. A launch that would
   // go over starts nothing and ends the run with FaultKind::WorkBudget. Unlike a CPU-time limit it
   // decides the same way on every machine and every run: a mutant that multiplies its grid
   // instead of dividing it is stopped at launch, not after seconds of CPU time near the limit.

@@ -22,11 +22,14 @@ constexpr std::size_t kSlots = 1 << 16;
 std::atomic<std::uintptr_t> g_guards[kSlots];
 
 std::size_t slot_of(std::uintptr_t page) { return (page / kPage * 0x9E3779B97F4A7C15ull) >> 48; }
-void add_guard(std::uintptr_t page) {
+// False when the table is full. A tombstone (1) is reused: lookups probe past it either way.
+bool add_guard(std::uintptr_t page) {
   for (std::size_t i = slot_of(page), n = 0; n < kSlots; ++n, i = (i + 1) % kSlots) {
     std::uintptr_t expected = 0;
-    if (g_guards[i].compare_exchange_strong(expected, page)) return;
+    if (g_guards[i].compare_exchange_strong(expected, page)) return true;
+    if (expected == 1 && g_guards[i].compare_exchange_strong(expected, page)) return true;
   }
+  return false;
 }
 void remove_guard(std::uintptr_t page) {
   for (std::size_t i = slot_of(page), n = 0; n < kSlots; ++n, i = (i + 1) % kSlots) {
@@ -164,9 +167,12 @@ void install_guarded_allocator() {
   sigaction(SIGBUS, &sa, nullptr);
 }
 
-void guard_pages(char* p, std::size_t bytes) {
-  mprotect(p, bytes, PROT_NONE);
-  for (std::size_t off = 0; off < bytes; off += kPage) add_guard((std::uintptr_t)(p + off));
+bool guard_pages(char* p, std::size_t bytes) {
+  std::size_t added = 0;
+  while (added < bytes && add_guard((std::uintptr_t)(p + added))) added += kPage;
+  if (added == bytes && mprotect(p, bytes, PROT_NONE) == 0) return true;
+  for (std::size_t off = 0; off < added; off += kPage) remove_guard((std::uintptr_t)(p + off));
+  return false;
 }
 
 void unguard_pages(char* p, std::size_t bytes) {

@@ -18,8 +18,9 @@ void install_guarded_allocator();
 bool reset_guarded_arena();
 // Makes whole pages [p, p + bytes) inaccessible (p and bytes page-aligned) and, with the allocator
 // installed, reports a fault in them as out-of-bounds: the static shared memory guards
-// (emulator.cpp). unguard_pages gives them back (before the memory's owner may free it).
-void guard_pages(char* p, std::size_t bytes);
+// (emulator.cpp). False (and nothing changed) when the pages cannot be protected or registered.
+// unguard_pages gives them back (before the memory's owner may free it).
+bool guard_pages(char* p, std::size_t bytes);
 void unguard_pages(char* p, std::size_t bytes);
 constexpr int kOutOfBoundsExitCode = 86;
 }  // namespace kaudit::rt

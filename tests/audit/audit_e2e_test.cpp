@@ -265,6 +265,34 @@ TEST(AuditCommand, ThreadBudgetReachesEveryRun) {
   EXPECT_GT(inputs, 10);
 }
 
+// gelu_erf's arith-div-to-mul on its launch, `(n + 255) * 256` blocks of 256 instead of
+// `(n + 255) / 256`, fits the default budget (2^27 threads) on small inputs and not on large ones.
+// Its runs over the budget are their own outcome, cost nothing, and do not count towards the
+// "timed out twice" rule, so every later input is still run (a full row has no assumed timeout).
+TEST(AuditCommand, ThreadBudgetRunsAreTheirOwnOutcomeAndDoNotStopTheRow) {
+  const auto out = std::filesystem::path(KAUDIT_TEST_CACHE) / "audit_thread_budget_row";
+  std::filesystem::remove_all(out);
+  const auto r = kaudit::run_process({KAUDIT_EXE, "audit", "--kernel", "gelu/gelu_erf", "--rule", "arith-div-to-mul",
+                                      "--oracle", "kernelbench-v0.1", "--full-matrix", "--cache", KAUDIT_TEST_CACHE,
+                                      "--out", out.string(), "--json"},
+                                     1200);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  int over_budget_mutants = 0;
+  for (const auto& m : read_jsonl(out / "kill-matrix.jsonl")) {
+    int budget = 0, fits = 0;
+    for (const auto& o : m["outcomes"]) {
+      budget += o == "thread-budget";
+      fits += o == "pass" || o == "wrong-output";
+    }
+    if (budget < 2) continue;
+    ++over_budget_mutants;
+    EXPECT_GT(fits, 0) << m;  // the small inputs fit
+    for (const auto& o : m["outcomes"]) EXPECT_TRUE(o != "timeout" && o != "not-run") << m;
+    EXPECT_TRUE(m["killed_by"]["kernelbench-v0.1"].get<bool>()) << m;  // its large trial is over the budget
+  }
+  EXPECT_GE(over_budget_mutants, 1);
+}
+
 TEST(AuditCommand, BadThreadBudgetIsAUsageError) {
   const auto dir = std::filesystem::path(KAUDIT_TEST_CACHE) / "audit_bad_budget";
   std::filesystem::remove_all(dir);

@@ -328,7 +328,7 @@ torch::Tensor run(torch::Tensor o, int64_t off) {
 // (matmul_regtile's `l * RT_BK` mutant reached 65 KB past its tile) faults at once, the same way
 // in every run, instead of landing in heap memory whose state depends on what the worker ran
 // before. Under the memory checker that is an out-of-bounds verdict, without it a crash. Both
-// ends, and in every block: each OS thread guards its own copy.
+// ends are guarded.
 TEST(Emulator, FarOutOfBoundsStaticSharedWritesHitAGuard) {
   const char* src = R"(
 #include <torch/extension.h>
@@ -468,7 +468,7 @@ torch::Tensor run(torch::Tensor y) {
   --one_short.thread_budget;
   auto over = build_and_run(src, "run", {at::zeros({256})}, one_short);
   EXPECT_EQ(over.result.status, Status::Timeout) << over.result.message;
-  EXPECT_NE(over.result.message.find("256 CUDA threads of a kernel with barriers or warp collectives (each counts 128)"),
+  EXPECT_NE(over.result.message.find("256 CUDA threads run on fibers (its source has barriers or warp collectives; each counts 128)"),
             std::string::npos)
       << over.result.message;
 }

@@ -2,7 +2,7 @@
 # The CPU build links this file first and tls_pad_back.s last around the kernel's translation
 # unit (.tbss input sections keep the command line's order; see runtime/cpu/compile.cpp), so the
 # block is: guard, poison pad, the kernel's variables, poison pad, guard.
-# - The guard (64 KB) is made inaccessible by the runtime (emulator.cpp, guard_static_shared):
+# - The guard (64 KB) is made inaccessible by the runtime (emulator.cpp, poison_static_shared):
 #   an access that far out of bounds faults at once, as the memory checker's guard pages do for
 #   tensors, instead of reaching heap memory whose contents depend on what the worker ran before.
 # - The poison pad (16 KB) is filled with the poison pattern before each CUDA block: a read a
