@@ -169,6 +169,9 @@ json serve_one(const json& req, std::vector<at::Tensor>& tensors, std::vector<at
   return resp;
 }
 
+// The CPU seconds a run may use (0: no CPU-time limit, only the parent's wall clock).
+double cpu_limit_seconds(const WorkerLimits& limits) { return limits.cpu_time ? limits.timeout_seconds : 0; }
+
 // A run's CPU-time budget, enforced in the process that runs it (the zygote's child): a timer on
 // the process CPU clock, armed per request. On expiry the child exits with kCpuTimeoutExitCode
 // and the zygote reports a timeout, as it reports a crash.
@@ -218,9 +221,9 @@ class CpuBudget {
 // owes the runner nothing. Replies echo the sequence number, so the runner can tell a reply that
 // belongs to an earlier request (and drop it) instead of shifting every later one.
 int serve_requests(int out_fd, std::map<std::string, std::unique_ptr<KernelLibrary>>& libraries,
-                   volatile std::uint64_t* open_request, double cpu_limit_seconds, std::uint64_t thread_budget) {
+                   volatile std::uint64_t* open_request, const WorkerLimits& limits) {
   Reader reader{0};
-  CpuBudget budget(cpu_limit_seconds);  // timers do not survive fork: made in each child
+  CpuBudget budget(cpu_limit_seconds(limits));  // timers do not survive fork: made in each child
   for (;;) {
     rt::reset_guarded_arena();  // the last run's tensors are gone: the next starts from scratch
     json req;
@@ -233,7 +236,7 @@ int serve_requests(int out_fd, std::map<std::string, std::unique_ptr<KernelLibra
     json resp;
     budget.arm();
     try {
-      resp = serve_one(req, tensors, outputs, libraries, thread_budget);
+      resp = serve_one(req, tensors, outputs, libraries, limits.thread_budget);
     } catch (const std::exception& e) {
       resp = {{"status", "exception"}, {"message", e.what()}};
       outputs.clear();
@@ -251,13 +254,13 @@ int serve_requests(int out_fd, std::map<std::string, std::unique_ptr<KernelLibra
 }  // namespace
 
 int worker_main(const WorkerLimits& limits) {
-  const double cpu_limit_seconds = limits.cpu_time ? limits.timeout_seconds : 0;
+  const double cpu_limit = cpu_limit_seconds(limits);
   // Protocol on a private copy of stdout; fd 1 becomes stderr so device printf cannot corrupt it.
   const int out_fd = dup(1);
   dup2(2, 1);
   signal(SIGPIPE, SIG_IGN);
   if (limits.memcheck) rt::install_guarded_allocator();
-  if (cpu_limit_seconds > 0) {
+  if (cpu_limit > 0) {
     struct sigaction sa{};
     sa.sa_handler = on_cpu_budget_spent;
     sa.sa_flags = SA_ONSTACK;  // the run may be on a fiber's small stack
@@ -283,7 +286,7 @@ int worker_main(const WorkerLimits& limits) {
     *open_request = 0;
     const pid_t child = fork();
     if (child < 0) return 5;
-    if (child == 0) _exit(serve_requests(out_fd, libraries, open_request, cpu_limit_seconds, limits.thread_budget));
+    if (child == 0) _exit(serve_requests(out_fd, libraries, open_request, limits));
     int status = 0;
     while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
     }
@@ -296,7 +299,7 @@ int worker_main(const WorkerLimits& limits) {
       death = {{"status", "out-of-bounds"}, {"message", ""}};
     } else if (WIFEXITED(status) && WEXITSTATUS(status) == kCpuTimeoutExitCode) {
       char limit[32];
-      std::snprintf(limit, sizeof limit, "%g", cpu_limit_seconds);
+      std::snprintf(limit, sizeof limit, "%g", cpu_limit);
       death = {{"status", "timeout"}, {"message", std::string("used more than ") + limit + " s of CPU time (run ended)"}};
     } else {
       death = {{"status", "crash"},
@@ -330,7 +333,7 @@ bool IsolatedRunner::start(std::string& error) {
   const std::string exe = exe_.string(), threads = std::to_string(limits_.threads),
                     thread_budget = std::to_string(limits_.thread_budget);
   char cpu_limit[32];
-  std::snprintf(cpu_limit, sizeof cpu_limit, "%.17g", limits_.cpu_time ? limits_.timeout_seconds : 0.0);
+  std::snprintf(cpu_limit, sizeof cpu_limit, "%.17g", cpu_limit_seconds(limits_));
   std::vector<const char*> argv = {exe.c_str(), "worker", "--threads", threads.c_str(), "--cpu-limit", cpu_limit,
                                    "--thread-budget", thread_budget.c_str()};
   if (limits_.memcheck) argv.push_back("--memcheck");

@@ -72,8 +72,9 @@ void record_fault(FaultKind kind, const std::string& message, int cuda_error) {
 struct ModuleTls {
   std::size_t modid = 0;
   std::size_t size = 0;
-  // The block is laid out as the pads make it (page-aligned, nothing initialized before the front
-  // pad): its ends are guards. Otherwise (a library built some other way) it is only poisoned.
+  // The block is laid out as the pads make it (page-aligned and a whole number of pages, nothing
+  // initialized before the front pad): its ends are guards. Otherwise (a library built some other
+  // way) it is only poisoned.
   bool guarded = false;
 };
 struct TlsIndex {
@@ -100,7 +101,8 @@ ModuleTls find_module_tls(const void* anchor) {
         for (int i = 0; i < p->dlpi_phnum; ++i) {
           const auto& h = p->dlpi_phdr[i];
           if (h.p_type != PT_TLS) continue;
-          const bool guarded = h.p_align >= kPage && h.p_filesz == 0 && h.p_memsz >= 2 * (kStaticSharedGuard + kSharedPad);
+          const bool guarded = h.p_align >= kPage && h.p_filesz == 0 && h.p_memsz % kPage == 0 &&
+                               h.p_memsz >= 2 * (kStaticSharedGuard + kSharedPad);
           s->result = {p->dlpi_tls_modid, h.p_memsz, guarded};
         }
         return 1;
@@ -109,13 +111,17 @@ ModuleTls find_module_tls(const void* anchor) {
   return cache[anchor] = search.result;
 }
 
-// This OS thread's TLS blocks whose guards are inaccessible. The guards go back to read-write
-// when the thread ends, before glibc frees the blocks (it may write into a freed block).
+// This OS thread's TLS blocks, each with the range poisoned before a CUDA block: between its
+// guards, or the whole block when it has none. The guards go back to read-write when the thread
+// ends, before glibc frees the blocks (it may write into a freed block).
 struct StaticSharedGuards {
-  std::map<char*, std::pair<char*, char*>> poison_range;  // by block: what lies between the guards
-  std::vector<std::pair<char*, std::size_t>> guards;
+  std::map<char*, std::pair<char*, char*>> poison_range;
   ~StaticSharedGuards() {
-    for (const auto& [p, n] : guards) unguard_pages(p, n);
+    for (const auto& [block, range] : poison_range) {
+      if (range.first == block) continue;  // no guards
+      unguard_pages(block, kStaticSharedGuard);
+      unguard_pages(range.second, kStaticSharedGuard);
+    }
   }
 };
 thread_local StaticSharedGuards tls_static_shared_guards;
@@ -134,16 +140,10 @@ void poison_static_shared(const ModuleTls& m) {
     // Both guards, or neither: the whole block is then poisoned instead (a library laid out some
     // other way, or pages that could not be protected).
     char* const back = block + m.size - kStaticSharedGuard;
-    const bool aligned = (std::uintptr_t)block % kPage == 0 && m.size % kPage == 0;
     std::pair<char*, char*> range{block, block + m.size};
-    if (m.guarded && aligned && guard_pages(block, kStaticSharedGuard)) {
-      if (guard_pages(back, kStaticSharedGuard)) {
-        g.guards.emplace_back(block, kStaticSharedGuard);
-        g.guards.emplace_back(back, kStaticSharedGuard);
-        range = {block + kStaticSharedGuard, back};
-      } else {
-        unguard_pages(block, kStaticSharedGuard);
-      }
+    if (m.guarded && (std::uintptr_t)block % kPage == 0 && guard_pages(block, kStaticSharedGuard)) {
+      if (guard_pages(back, kStaticSharedGuard)) range = {block + kStaticSharedGuard, back};
+      else unguard_pages(block, kStaticSharedGuard);
     }
     it = g.poison_range.emplace(block, range).first;
   }
