@@ -16,6 +16,7 @@
 
 #include "common/sha256.h"
 #include "oracle/gate.h"
+#include "oracle/harness.h"
 #include "oracle/judge.h"
 #include "oracle/reference.h"
 #include "runtime/cpu/compile.h"
@@ -51,7 +52,9 @@ namespace {
 // (under v7 it could be a crash, or a read of other memory).
 // v9: the thread budget (outcome thread-budget), and guard pages around static shared memory (an
 // access far past it is out-of-bounds; under v8 it could be a crash or a wrong output).
-constexpr const char* kCacheVersion = "kaudit-audit-v9";
+// v10: oracle mode (verdicts and false kills from a model of the checker's harness on a GPU,
+// oracle witnesses), kill causes; TUs with shared memory run on fibers with step points.
+constexpr const char* kCacheVersion = "kaudit-audit-v10";
 
 Outcome outcome_of(const runtime::RunResult& r) {
   if (r.over_thread_budget) return Outcome::ThreadBudget;
@@ -73,16 +76,24 @@ std::string recipe_key(const oracle::Recipe& r) {
   return j.dump();
 }
 
-// A pool input made concrete: its tensors and both references.
+// A pool input made concrete: its tensors, both references, and what each reference forward
+// allocated (oracle mode replays it on the modelled device).
 struct Prepared {
   corpus::Assignment dims;
   std::vector<at::Tensor> inputs;
   oracle::Reference reference;
   std::vector<at::Tensor> ref64, ref32;
+  oracle::ReferenceTrace trace64, trace32;
 };
 
 const std::vector<at::Tensor>& oracle_reference(const oracle::OracleSpec& o, const Prepared& p) {
   return o.reference == oracle::ReferencePrecision::Fp64 ? p.ref64 : p.ref32;
+}
+
+// One trial of an oracle-mode harness run on pool input `p`: the harness holds the spec's
+// reference (its device footprint is that forward's) and the verdict compares against `judge`.
+oracle::PreparedTrial harness_trial(const Prepared& p, bool fp64, const std::vector<at::Tensor>& judge) {
+  return {&p.inputs, &p.dims, &p.reference, fp64 ? &p.trace64 : &p.trace32, fp64 ? &p.ref64 : &p.ref32, &judge};
 }
 
 // Runs per_thread() once on each of min(jobs, n) threads; each call gets items i in [0, n) from
@@ -405,6 +416,9 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
         pr.reference = references.load(task, pr.dims);
         pr.ref64 = pr.reference.forward(pr.inputs, at::kDouble);
         pr.ref32 = pr.reference.forward(pr.inputs, at::kFloat);
+        // A second forward of each, recorded: the first may allocate what only a first run does.
+        (void)oracle::trace_reference_forward(pr.reference, pr.inputs, at::kDouble, pr.trace64);
+        (void)oracle::trace_reference_forward(pr.reference, pr.inputs, at::kFloat, pr.trace32);
       } catch (const std::exception& e) {
         pool[p].usable = false;
         pool[p].note = std::string("reference or inputs failed: ") + e.what();
@@ -608,6 +622,70 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
         for (const auto& f : fks) c["false_kills"].push_back({{"member", f.member}, {"trial", f.trial}, {"detail", f.detail}});
         if (infra_failures.empty()) cache_write(audit_cache, key, c);
       }
+      out.strict_false_kills.insert(out.strict_false_kills.end(), fks.begin(), fks.end());
+    }
+    // Oracle mode's false kills: each admitted member through each oracle's harness, all of its
+    // trials in one run (up to the first it fails), as the checker would run it. Cached per oracle.
+    for (std::size_t o = 0; o < options.oracles.size(); ++o) {
+      const oracle::OracleSpec& spec = options.oracles[o];
+      std::vector<std::string> parts = member_parts;
+      parts.push_back("false-kills-oracle-mode");
+      parts.push_back(oracle::spec_to_json(spec).dump());
+      for (const auto& cm : tp.correct_set) parts.push_back(cm.id + (cm.admitted ? "+" : "-"));
+      const std::string key = cache_key(context, parts);
+      std::vector<FalseKill> fks;
+      if (auto cached = cache_read(audit_cache, key)) {
+        for (const auto& f : (*cached)["false_kills"]) fks.push_back({spec.name, f["member"], task.name, f["trial"], f["detail"]});
+      } else {
+        std::vector<std::pair<std::size_t, std::string>> trials;
+        for (const auto& t : oracle_trials[o])
+          if (pool[t.first].usable) trials.push_back(t);
+        for (const auto& [p, trial] : trials) {
+          const auto c = oracle::apply_comparator(spec.comparator, prepared[p].ref32, oracle_reference(spec, prepared[p]));
+          if (!c.ok) fks.push_back({spec.name, "reference-fp32", task.name, trial, c.to_string()});
+        }
+        if (!admitted.empty() && !trials.empty()) {
+          build_members();
+          runners.parallel_runs(admitted.size(), [&](runtime::IsolatedRunner& runner, std::size_t i) {
+            const Member& member = *admitted[i];
+            const auto& build = member_builds[static_cast<std::size_t>(&member - correct.data())];
+            std::string why, trial = trials[0].second;
+            std::size_t runs = 0;
+            if (!build.ok) {
+              why = "does not build";
+            } else {
+              std::vector<oracle::PreparedTrial> prepared_trials;
+              for (const auto& [p, name] : trials)
+                prepared_trials.push_back(harness_trial(prepared[p], spec.reference == oracle::ReferencePrecision::Fp64,
+                                                        oracle_reference(spec, prepared[p])));
+              const oracle::HarnessRequest rq = oracle::make_harness_request(spec.harness, spec.comparator, task,
+                                                                             *member.kernel, build.library, 0, prepared_trials);
+              const oracle::HarnessResult hr = oracle::run_harness(runner, rq);
+              runs = hr.trials.size();
+              if (hr.infrastructure_failure) {
+                std::lock_guard lock(mu);
+                infra_failures.push_back(task.name + " false kills of " + spec.name + ", " + member.id + ": " +
+                                         hr.trials.back().message);
+                return;
+              }
+              const oracle::HarnessVerdict v = oracle::harness_verdict(rq, hr);
+              if (v.killed) {
+                why = v.cause + ": " + v.detail;
+                trial = trials[static_cast<std::size_t>(v.trial)].second;
+              }
+            }
+            std::lock_guard lock(mu);
+            out.runs += runs;
+            if (!why.empty()) fks.push_back({spec.name, member.id, task.name, trial, why});
+          });
+        }
+        std::sort(fks.begin(), fks.end(), [](const FalseKill& a, const FalseKill& b) {
+          return std::tie(a.member, a.trial) < std::tie(b.member, b.trial);
+        });
+        json c = {{"false_kills", json::array()}};
+        for (const auto& f : fks) c["false_kills"].push_back({{"member", f.member}, {"trial", f.trial}, {"detail", f.detail}});
+        if (infra_failures.empty()) cache_write(audit_cache, key, c);
+      }
       out.false_kills.insert(out.false_kills.end(), fks.begin(), fks.end());
     }
 
@@ -620,16 +698,20 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
     std::string legal_flags;
     for (const auto& in : pool) legal_flags += in.legal ? 'L' : '-';
     const auto rows_key = [&](const corpus::Kernel& k) { return cache_key(context, {"rows", k.source, legal_flags}); };
-    const auto verdicts_key = [&](const corpus::Kernel& k, const oracle::OracleSpec& spec) {
-      return cache_key(context, {"verdicts", k.source, legal_flags, oracle::spec_to_json(spec).dump()});
+    // Oracle-mode verdicts ("verdicts") and witness-mode ones ("strict-verdicts").
+    const auto verdicts_key = [&](const corpus::Kernel& k, const oracle::OracleSpec& spec, const char* mode) {
+      return cache_key(context, {mode, k.source, legal_flags, oracle::spec_to_json(spec).dump()});
     };
     // A kernel's cached results, and per mutant what is missing.
     struct KernelCache {
-      json rows = json::object();                   // mutant id -> {ran, note, row, full}
-      std::vector<json> verdicts;                   // per oracle: mutant id -> killed
-      std::vector<bool> row_needed;                 // per mutant
-      std::vector<std::vector<std::size_t>> missing;  // per mutant: oracles without a verdict
-      std::vector<std::size_t> todo;                // mutants with a row or a verdict missing
+      json rows = json::object();  // mutant id -> {ran, note, row, full, ow: oracle witness, owc: its cause}
+      // Per oracle: mutant id -> {k: killed, c: cause}, or null for a mutant witness mode did not
+      // witness (not in any denominator: no oracle-mode run is spent on it).
+      std::vector<json> verdicts, strict_verdicts;
+      std::vector<bool> row_needed, ow_needed;        // per mutant
+      std::vector<std::vector<std::size_t>> missing;  // per mutant: oracles without an oracle-mode verdict
+      std::vector<std::vector<std::size_t>> strict_missing;  // ... without a witness-mode one
+      std::vector<std::size_t> todo;                // mutants with anything missing
     };
     const auto object_at = [&](const std::string& key, const char* field) {
       auto cached = cache_read(audit_cache, key);
@@ -712,15 +794,24 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
         if (records.empty()) continue;
         KernelCache& kc = kernel_cache[kernel->id()];
         kc.rows = object_at(rows_key(*kernel), "mutants");
-        for (const auto& spec : options.oracles) kc.verdicts.push_back(object_at(verdicts_key(*kernel, spec), "killed"));
+        for (const auto& spec : options.oracles) {
+          kc.verdicts.push_back(object_at(verdicts_key(*kernel, spec, "verdicts"), "killed"));
+          kc.strict_verdicts.push_back(object_at(verdicts_key(*kernel, spec, "strict-verdicts"), "killed"));
+        }
         kc.row_needed.resize(records.size());
+        kc.ow_needed.resize(records.size());
         kc.missing.resize(records.size());
+        kc.strict_missing.resize(records.size());
         for (std::size_t i = 0; i < records.size(); ++i) {
           const std::string& id = records[i]->mutant.id;
           kc.row_needed[i] = !kc.rows.contains(id) || (options.full_matrix && !kc.rows[id].value("full", false));
-          for (std::size_t o = 0; o < options.oracles.size(); ++o)
+          kc.ow_needed[i] = !kc.rows.contains(id) || !kc.rows[id].contains("ow");
+          for (std::size_t o = 0; o < options.oracles.size(); ++o) {
             if (!kc.verdicts[o].contains(id)) kc.missing[i].push_back(o);
-          if (kc.row_needed[i] || !kc.missing[i].empty()) kc.todo.push_back(i);
+            if (!kc.strict_verdicts[o].contains(id)) kc.strict_missing[i].push_back(o);
+          }
+          if (kc.row_needed[i] || kc.ow_needed[i] || !kc.missing[i].empty() || !kc.strict_missing[i].empty())
+            kc.todo.push_back(i);
         }
         if (!kc.todo.empty()) to_build.push_back(kernel);
       }
@@ -770,9 +861,20 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
           a.note = c["note"];
           const std::string row = c["row"];
           for (std::size_t p = 0; p < pool.size() && p < row.size(); ++p) a.row[p] = Outcome(row[p] - 'a');
+          a.oracle_witness = c.value("ow", -1);
+          a.oracle_witness_cause = c.value("owc", "");
         }
-        for (std::size_t o = 0; o < options.oracles.size(); ++o)
-          if (kc.verdicts[o].contains(m.id)) a.scored.killed_by[options.oracles[o].name] = kc.verdicts[o][m.id].get<bool>();
+        const auto load = [&](const json& cached, std::map<std::string, bool>& killed,
+                              std::map<std::string, std::string>& cause, const std::string& oracle) {
+          if (!cached.contains(m.id) || !cached[m.id].is_object()) return;
+          killed[oracle] = cached[m.id].value("k", false);
+          if (killed[oracle]) cause[oracle] = cached[m.id].value("c", "");
+        };
+        for (std::size_t o = 0; o < options.oracles.size(); ++o) {
+          const std::string& name = options.oracles[o].name;
+          load(kc.verdicts[o], a.scored.killed_by, a.scored.cause, name);
+          load(kc.strict_verdicts[o], a.scored.strict_killed_by, a.scored.strict_cause, name);
+        }
       }
       const std::vector<std::size_t>& todo = kc.todo;
       if (todo.empty()) {
@@ -814,22 +916,87 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
           if (kc.row_needed[i])
             for (std::size_t p = 0; p < pool.size(); ++p)
               if (pool[p].legal && outcome_at(p) != Outcome::Pass && !options.full_matrix) break;
-          // Each oracle without a cached verdict: its trials in order, up to the first it fails.
-          for (std::size_t oi : kc.missing[i]) {
+          // Only a witnessed mutant gets verdicts (the others are in no denominator).
+          int witness = -1;
+          for (std::size_t p = 0; p < pool.size() && witness < 0; ++p)
+            if (pool[p].legal && a.row[p] != Outcome::Pass && a.row[p] != Outcome::NotRun) witness = static_cast<int>(p);
+          // Witness mode's verdicts, for each oracle without one: its trials in order, on the
+          // witness runs, up to the first it fails.
+          for (std::size_t oi : kc.strict_missing[i]) {
             const oracle::OracleSpec& spec = options.oracles[oi];
+            a.scored.strict_killed_by.erase(spec.name);
+            if (witness < 0) continue;  // cached as null
             bool killed = false;
+            std::string cause;
             for (const auto& [p, trial] : oracle_trials[oi]) {
               if (!pool[p].usable) continue;
               Outcome o = outcome_at(p);
               // A cached cell that passed or gave a wrong output: its output is needed again.
               if ((o == Outcome::Pass || o == Outcome::WrongOutput) && !result[p]) o = run_at(p);
-              if (o == Outcome::Pass || o == Outcome::WrongOutput)
-                killed = !result[p] || !oracle::apply_comparator(spec.comparator, result[p]->outputs, oracle_reference(spec, prepared[p])).ok;
-              else
+              if (o == Outcome::Pass || o == Outcome::WrongOutput) {
+                const auto& ref = oracle_reference(spec, prepared[p]);
+                killed = !result[p] || !oracle::apply_comparator(spec.comparator, result[p]->outputs, ref).ok;
+                if (killed) cause = result[p] ? oracle::mismatch_cause(result[p]->outputs, ref) : "timeout";
+              } else {
                 killed = true;  // crash, timeout, divergence, out-of-bounds: the checker sees a failure too
+                cause = o == Outcome::ThreadBudget ? "timeout" : outcome_name(o);
+              }
               if (killed) break;
             }
-            a.scored.killed_by[spec.name] = killed;
+            a.scored.strict_killed_by[spec.name] = killed;
+            if (killed) a.scored.strict_cause[spec.name] = cause;
+          }
+          if (kc.ow_needed[i]) {
+            // Its oracle-mode witness: a legal input on which a KernelBench-style harness (one
+            // trial, the witness comparator against the float64 reference) sees it fail; the
+            // witness-mode witness first, then the other legal inputs, cheap first.
+            a.oracle_witness = -1;
+            a.oracle_witness_cause.clear();
+            if (witness >= 0) {
+              std::vector<std::size_t> order = {static_cast<std::size_t>(witness)};
+              for (std::size_t p = 0; p < pool.size(); ++p)
+                if (pool[p].legal && p != static_cast<std::size_t>(witness)) order.push_back(p);
+              for (std::size_t p : order) {
+                const oracle::HarnessRequest rq = oracle::make_harness_request(
+                    oracle::HarnessSpec{}, options.witness, task, *kernel, built.library[i], built.switch_value[i],
+                    {harness_trial(prepared[p], false, prepared[p].ref64)});
+                const oracle::HarnessResult hr = oracle::run_harness(runner, rq);
+                runs += hr.trials.size();
+                if (hr.infrastructure_failure) {
+                  std::lock_guard lock(mu);
+                  infra_failures.push_back(kernel->id() + " mutant " + a.scored.id + ": " + hr.trials.back().message);
+                  break;
+                }
+                const oracle::HarnessVerdict v = oracle::harness_verdict(rq, hr);
+                if (v.killed) {
+                  a.oracle_witness = static_cast<int>(p);
+                  a.oracle_witness_cause = v.cause;
+                  break;
+                }
+              }
+            }
+          }
+          for (std::size_t oi : kc.missing[i]) {
+            const oracle::OracleSpec& spec = options.oracles[oi];
+            a.scored.killed_by.erase(spec.name);
+            if (witness < 0) continue;  // cached as null
+            std::vector<oracle::PreparedTrial> trials;
+            for (const auto& [p, trial] : oracle_trials[oi])
+              if (pool[p].usable) trials.push_back(harness_trial(prepared[p], spec.reference == oracle::ReferencePrecision::Fp64,
+                                                                 oracle_reference(spec, prepared[p])));
+            if (trials.empty()) continue;
+            const oracle::HarnessRequest rq = oracle::make_harness_request(spec.harness, spec.comparator, task, *kernel,
+                                                                           built.library[i], built.switch_value[i], trials);
+            const oracle::HarnessResult hr = oracle::run_harness(runner, rq);
+            runs += hr.trials.size();
+            if (hr.infrastructure_failure) {
+              std::lock_guard lock(mu);
+              infra_failures.push_back(kernel->id() + " mutant " + a.scored.id + ": " + hr.trials.back().message);
+              continue;
+            }
+            const oracle::HarnessVerdict v = oracle::harness_verdict(rq, hr);
+            a.scored.killed_by[spec.name] = v.killed;
+            if (v.killed) a.scored.cause[spec.name] = v.cause;
           }
           if (timeouts >= 2) a.note = "timed out twice; later inputs not run, counted as timeouts";
           std::lock_guard lock(mu);
@@ -839,24 +1006,39 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
           bool rows_changed = false;
           for (std::size_t i : todo) {
             const MutantAudit& a = audits[i];
-            if (!kc.row_needed[i]) continue;
+            if (!kc.row_needed[i] && !kc.ow_needed[i]) continue;
             std::string row;
             for (Outcome o : a.row) row += char('a' + static_cast<int>(o));
-            kc.rows[a.scored.id] = {{"ran", a.ran}, {"note", a.note}, {"row", row}, {"full", options.full_matrix}};
+            const bool full = kc.row_needed[i] ? options.full_matrix : kc.rows[a.scored.id].value("full", false);
+            kc.rows[a.scored.id] = {{"ran", a.ran}, {"note", a.note}, {"row", row}, {"full", full},
+                                    {"ow", a.oracle_witness}, {"owc", a.oracle_witness_cause}};
             rows_changed = true;
           }
           if (rows_changed) cache_write(audit_cache, rows_key(*kernel), {{"mutants", kc.rows}});
-          for (std::size_t o = 0; o < options.oracles.size(); ++o) {
-            bool changed = false;
-            for (std::size_t i : todo) {
-              if (std::find(kc.missing[i].begin(), kc.missing[i].end(), o) == kc.missing[i].end()) continue;
-              const auto& k = audits[i].scored.killed_by;
-              const auto it = k.find(options.oracles[o].name);
-              kc.verdicts[o][audits[i].scored.id] = it != k.end() && it->second;
-              changed = true;
+          const auto store = [&](std::vector<json>& cache, const std::vector<std::vector<std::size_t>>& missing,
+                                 bool strict, const char* mode) {
+            for (std::size_t o = 0; o < options.oracles.size(); ++o) {
+              bool changed = false;
+              const std::string& name = options.oracles[o].name;
+              for (std::size_t i : todo) {
+                if (std::find(missing[i].begin(), missing[i].end(), o) == missing[i].end()) continue;
+                const ScoredMutant& m = audits[i].scored;
+                const auto& killed = strict ? m.strict_killed_by : m.killed_by;
+                const auto& cause = strict ? m.strict_cause : m.cause;
+                const auto k = killed.find(name);
+                if (k == killed.end()) {
+                  cache[o][m.id] = nullptr;  // not witnessed, or not run (no trial usable)
+                } else {
+                  const auto c = cause.find(name);
+                  cache[o][m.id] = {{"k", k->second}, {"c", c == cause.end() ? "" : c->second}};
+                }
+                changed = true;
+              }
+              if (changed) cache_write(audit_cache, verdicts_key(*kernel, options.oracles[o], mode), {{"killed", cache[o]}});
             }
-            if (changed) cache_write(audit_cache, verdicts_key(*kernel, options.oracles[o]), {{"killed", kc.verdicts[o]}});
-          }
+          };
+          store(kc.verdicts, kc.missing, false, "verdicts");
+          store(kc.strict_verdicts, kc.strict_missing, true, "strict-verdicts");
         }
       }
       // Witness: the first legal input (pool order is cheap first) on which the mutant fails.
@@ -870,6 +1052,7 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
           }
         }
         a.scored.witnessed = a.witness >= 0;
+        a.scored.oracle_witnessed = a.witness >= 0 && a.oracle_witness >= 0;
         if (!a.ran) out.problems.push_back(a.scored.id + " (" + a.scored.kernel + ", " + a.scored.rule + "): " + a.note);
         out.mutants.push_back(std::move(a));
       }
@@ -882,7 +1065,7 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
   std::vector<ScoredMutant> scored;
   for (const auto& a : out.mutants)
     if (a.ran) scored.push_back(a.scored);
-  out.scores = score_oracles(scored, oracle_names, out.false_kills);
+  out.scores = score_oracles(scored, oracle_names, out.false_kills, out.strict_false_kills);
   for (const auto& f : out.pipeline.parse_failures) out.problems.push_back(f.kernel + ": does not parse");
   for (const auto& f : out.pipeline.compile_failures) out.problems.push_back(f.kernel + ": NVRTC rejects the original");
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -23,11 +23,16 @@
 //     worker on the legal pool inputs, cheap first, up to the first failure: its witness. An
 //     outcome is pass, wrong-output (witness comparator against the float64 reference), or the
 //     run's failure: crash, timeout, barrier-divergence, launch-error, out-of-bounds, exception.
-//  5. Oracle verdicts: each oracle's trials in its order, up to the first one that fails under the
-//     oracle's own comparator and reference precision (a failed run fails every checker). Runs
-//     are shared with the witness search, so a mutant's row of the kill matrix holds the inputs
-//     that were needed (the others are "not-run"); AuditOptions::full_matrix runs every legal
-//     input (kaudit audit --full-matrix; what set cover needs).
+//  5. Oracle verdicts, in oracle mode (oracle/harness.h: the checker's harness on a modelled GPU),
+//     for witnessed mutants: each oracle's loop over its trials, as one harness run, up to the
+//     first trial that fails under the oracle's comparator and reference precision, with the
+//     cause of the kill. A witnessed mutant is also searched for an oracle-mode witness (a legal
+//     input on which, run once by a KernelBench-style harness, it fails the witness comparator:
+//     its witness input first). The witness-mode verdicts are kept beside them (each oracle's
+//     trials walked on the witness runs, up to the first failure): what a strict emulator would
+//     report. A mutant's row of the kill matrix holds the witness-mode outcomes of the inputs that
+//     were needed (the others are "not-run"); AuditOptions::full_matrix runs every legal input
+//     (kaudit audit --full-matrix; what set cover needs).
 // Results are cached (<cache>/audit/<key>.json) per task's legality, per task and oracle (false
 // kills), and per mutant: a file per kernel maps mutant ids to kill-matrix rows, and a file per
 // kernel and oracle maps them to verdicts; the keys cover the kernel text, pool, legal inputs,
@@ -128,6 +133,8 @@ struct MutantAudit {
   std::string note;
   int witness = -1;                    // pool index, -1 when unwitnessed
   Outcome witness_outcome = Outcome::Pass;
+  int oracle_witness = -1;             // pool index of the oracle-mode witness, -1 when none
+  std::string oracle_witness_cause;    // why it failed there (oracle/harness.h causes)
   std::vector<Outcome> row;            // per pool input, by the witness comparator
 };
 
@@ -135,7 +142,8 @@ struct AuditResult {
   mutators::MutationPipeline pipeline;
   std::vector<TaskPool> pools;
   std::vector<MutantAudit> mutants;    // every audited mutant, kernels in corpus order
-  std::vector<FalseKill> false_kills;
+  std::vector<FalseKill> false_kills;         // oracle mode
+  std::vector<FalseKill> strict_false_kills;  // witness mode
   std::vector<OracleScore> scores;     // one per oracle, in option order
   std::vector<std::string> problems;   // what was skipped, and why
   std::size_t runs = 0, cached_kernels = 0;

@@ -8,6 +8,14 @@
 // fault the pool cannot reach) never enter a denominator; they are counted on their own.
 // The six fault families are summed into "all faults"; the reward-hack family is reported on its
 // own line and not in that sum (a planted hack is not a bug, and it would swamp the faults).
+//
+// Two modes (docs/ORACLES.md, Oracle mode). A mutant's witness comes from witness mode (strict:
+// poisoned memory, the memory checker, divergence detection), which proves the fault is real.
+// An oracle's verdict comes from oracle mode, a model of the checker's harness on a GPU: that is
+// the detection rate reported. Kept next to it: the verdicts witness mode would give (what kaudit
+// reported before oracle mode, and how far that overstated detection), and a second denominator,
+// the mutants also witnessed in oracle mode (faults that show on a GPU at all: the reference
+// study counted only those), with the miss rate over it. Kills are counted by cause.
 #pragma once
 
 #include <cstddef>
@@ -27,8 +35,12 @@ struct ScoredMutant {
   std::string kernel;
   std::string rule;
   mutators::Family family = mutators::Family::Arithmetic;
-  bool witnessed = false;
-  std::map<std::string, bool> killed_by;  // oracle name -> rejects this mutant
+  bool witnessed = false;                 // witness mode found a legal input on which it fails
+  bool oracle_witnessed = false;          // and so did oracle mode (a fault that shows on a GPU)
+  std::map<std::string, bool> killed_by;  // oracle name -> rejects this mutant (oracle mode)
+  std::map<std::string, std::string> cause;  // oracle name -> why, when killed (oracle mode)
+  std::map<std::string, bool> strict_killed_by;         // the same in witness mode
+  std::map<std::string, std::string> strict_cause;
 };
 
 struct Tally {
@@ -52,20 +64,36 @@ struct FalseKill {
   std::string detail;  // the comparator's or the run's message
 };
 
+// Kills by cause: "wrong-output", "nan-inf", "crash", "timeout", "launch-error", "exception", and
+// in witness mode "out-of-bounds" and "barrier-divergence" (oracle/harness.h).
+using CauseCounts = std::map<std::string, std::size_t>;
+
 struct OracleScore {
   std::string oracle;
+  // Oracle-mode verdicts over the mutants witnessed in witness mode: the reported rates.
   std::map<mutators::Family, Tally> per_family;  // all seven families, even when empty
   Tally faults;                                  // the six fault families together
   std::map<std::string, Tally> per_rule;
   std::map<std::string, Tally> per_task;         // fault families only
-  std::vector<FalseKill> false_kills;
+  // Oracle-mode verdicts over the mutants also witnessed in oracle mode (`unwitnessed`: those
+  // witnessed in witness mode only).
+  std::map<mutators::Family, Tally> per_family_oracle_witnessed;
+  Tally faults_oracle_witnessed;
+  // Witness-mode verdicts over the witness-mode denominators (what a strict emulator would say).
+  std::map<mutators::Family, Tally> per_family_strict;
+  Tally faults_strict;
+  std::map<mutators::Family, CauseCounts> causes, strict_causes;  // kills of witnessed mutants
+  CauseCounts fault_causes, fault_strict_causes;                  // the six fault families
+  std::vector<FalseKill> false_kills;         // oracle mode
+  std::vector<FalseKill> strict_false_kills;  // witness mode
 };
 
 // One score per oracle, in the order given. A mutant without an entry for an oracle counts as not
 // killed by it.
 std::vector<OracleScore> score_oracles(const std::vector<ScoredMutant>& mutants,
                                        const std::vector<std::string>& oracles,
-                                       const std::vector<FalseKill>& false_kills);
+                                       const std::vector<FalseKill>& false_kills,
+                                       const std::vector<FalseKill>& strict_false_kills = {});
 
 nlohmann::json to_json(const Tally& t);  // {"witnessed","killed","missed","unwitnessed","detection"}
 nlohmann::json to_json(const OracleScore& s);

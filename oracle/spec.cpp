@@ -32,6 +32,8 @@ const char* comparator_name(ComparatorKind k) {
   return "?";
 }
 const char* precision_name(ReferencePrecision p) { return p == ReferencePrecision::Fp64 ? "fp64" : "fp32"; }
+const char* order_name(HarnessOrder o) { return o == HarnessOrder::CandidateFirst ? "candidate-first" : "reference-first"; }
+const char* inputs_name(HarnessInputs i) { return i == HarnessInputs::Cloned ? "cloned" : "shared"; }
 
 namespace {
 
@@ -81,7 +83,7 @@ OracleSpec parse_spec(const std::string& text, const fs::path& file) {
   Checker ck{file, text};
   if (!j.is_object()) ck.fail("", "", "a spec is a JSON object");
   ck.known_fields(j, "", "", {"name", "description", "source", "shape_preset", "reference", "comparator", "trials",
-                         "task_trials"});
+                         "task_trials", "harness"});
   OracleSpec s;
   s.file = file;
   auto str = [&](const char* key, bool required) -> std::string {
@@ -123,6 +125,33 @@ OracleSpec parse_spec(const std::string& text, const fs::path& file) {
     ck.fail("/comparator/rtol", "comparator.rtol", "an absolute comparator has no rtol");
   if (s.comparator.atol == 0 && s.comparator.rtol == 0)
     ck.fail("/comparator", "comparator", "rtol and atol are both 0: only bit-exact outputs would pass");
+  if (j.contains("harness")) {
+    const json& h = j.at("harness");
+    if (!h.is_object()) ck.fail("/harness", "harness", "must be an object: {\"order\": ..., \"inputs\": ...}");
+    ck.known_fields(h, "/harness", "harness.", {"order", "inputs"});
+    if (h.contains("order")) {
+      const std::string o = h.at("order").is_string() ? h.at("order").get<std::string>() : std::string();
+      if (o == "reference-first") s.harness.order = HarnessOrder::ReferenceFirst;
+      else if (o == "candidate-first") s.harness.order = HarnessOrder::CandidateFirst;
+      else
+        ck.fail("/harness/order", "harness.order",
+                "must be \"reference-first\" (KernelBench: the reference runs first, on the same tensors) or "
+                "\"candidate-first\"" +
+                    std::string(o == "candidate-reference-candidate"
+                                    ? "; candidate-reference-candidate is not modelled (the empty_cache() between its "
+                                      "runs would need a model of the driver's reuse of freed memory)"
+                                    : ""));
+    }
+    if (h.contains("inputs")) {
+      const std::string i = h.at("inputs").is_string() ? h.at("inputs").get<std::string>() : std::string();
+      if (i == "shared") s.harness.inputs = HarnessInputs::Shared;
+      else if (i == "cloned") s.harness.inputs = HarnessInputs::Cloned;
+      else
+        ck.fail("/harness/inputs", "harness.inputs",
+                "must be \"shared\" (the candidate gets the reference's input tensors, as in KernelBench) or "
+                "\"cloned\" (it gets copies)");
+    }
+  }
   const bool per_task = j.contains("task_trials");
   if (per_task && (!j.at("task_trials").is_object() || j.at("task_trials").empty()))
     ck.fail("/task_trials", "task_trials", "must be an object of task name -> non-empty list of input recipes");
@@ -189,7 +218,8 @@ json spec_to_json(const OracleSpec& s) {
           {"shape_preset", s.shape_preset}, {"reference", precision_name(s.reference)},
           {"comparator", {{"kind", comparator_name(s.comparator.kind)}, {"rtol", s.comparator.rtol},
                           {"atol", s.comparator.atol}, {"equal_nan", s.comparator.equal_nan}}},
-          {"trials", trials}};
+          {"trials", trials},
+          {"harness", {{"order", order_name(s.harness.order)}, {"inputs", inputs_name(s.harness.inputs)}}}};
   if (!s.task_trials.empty()) {
     json per_task = json::object();
     for (const auto& [task, list] : s.task_trials) per_task[task] = list;

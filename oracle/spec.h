@@ -44,6 +44,19 @@ struct Comparator {
   bool equal_nan = false;
 };
 
+// How the checker's harness runs the candidate, for oracle mode (oracle/harness.h): the order of
+// the reference and the candidate in a trial, and whether the candidate gets the reference's
+// input tensors or clones of them.
+enum class HarnessOrder { ReferenceFirst, CandidateFirst };
+enum class HarnessInputs { Shared, Cloned };
+struct HarnessSpec {
+  HarnessOrder order = HarnessOrder::ReferenceFirst;
+  HarnessInputs inputs = HarnessInputs::Shared;
+  bool operator==(const HarnessSpec&) const = default;
+};
+const char* order_name(HarnessOrder o);    // "reference-first", "candidate-first"
+const char* inputs_name(HarnessInputs i);  // "shared", "cloned"
+
 struct OracleSpec {
   std::string name;
   std::string description;
@@ -53,6 +66,7 @@ struct OracleSpec {
   Comparator comparator;
   std::vector<Recipe> trials;
   std::map<std::string, std::vector<Recipe>> task_trials;
+  HarnessSpec harness;
   std::filesystem::path file;  // where it was loaded from (empty for specs built in code)
 };
 

@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kaudit_cpu/abi.h"
+#include "runtime/cpu/device_memory.h"
 #include "runtime/cpu/guarded_allocator.h"
 #include "runtime/kernel_library.h"
 
@@ -40,6 +41,15 @@ const char* to_string(Status s) {
 }
 
 std::filesystem::path self_executable() { return std::filesystem::read_symlink("/proc/self/exe"); }
+
+Status status_from_name(const std::string& name) {
+  static const std::map<std::string, Status> names = {
+      {"ok", Status::Ok}, {"crash", Status::Crash}, {"barrier-divergence", Status::BarrierDivergence},
+      {"launch-error", Status::LaunchError}, {"exception", Status::Exception},
+      {"out-of-bounds", Status::OutOfBounds}, {"timeout", Status::Timeout}};
+  auto it = names.find(name);
+  return it == names.end() ? Status::Crash : it->second;
+}
 
 namespace {
 
@@ -139,10 +149,8 @@ struct Reader {
 
 // ---- worker side --------------------------------------------------------------------------------
 json serve_one(const json& req, std::vector<at::Tensor>& tensors, std::vector<at::Tensor>& outputs,
-               std::map<std::string, std::unique_ptr<KernelLibrary>>& libraries, std::uint64_t thread_budget) {
-  const std::string lib = req.at("library").get<std::string>();
-  auto& library = libraries[lib];
-  if (!library) library = std::make_unique<KernelLibrary>(lib);
+               WorkerContext& context, std::uint64_t thread_budget) {
+  const KernelLibrary& library = context.library(req.at("library").get<std::string>());
   rt::RunOptions opts;
   opts.schedule = req.value("schedule", std::string("in-order")) == "reversed" ? rt::Schedule::Reversed : rt::Schedule::InOrder;
   opts.serial_blocks = req.value("serial_blocks", false);
@@ -156,7 +164,7 @@ json serve_one(const json& req, std::vector<at::Tensor>& tensors, std::vector<at
     else if (kind == (int)EntryArg::Kind::Bool) args.push_back(EntryArg::of_bool(a.at("value").get<std::int64_t>() != 0));
     else args.push_back(EntryArg::of_int(a.at("value").get<std::int64_t>()));
   }
-  EntryResult r = library->call(args, opts);
+  EntryResult r = library.call(args, opts);
   json resp;
   if (r.fault.kind == rt::FaultKind::LaunchError) resp = {{"status", "launch-error"}, {"message", r.fault.message}};
   else if (r.fault.kind == rt::FaultKind::BarrierDivergence) resp = {{"status", "barrier-divergence"}, {"message", r.fault.message}};
@@ -221,9 +229,19 @@ class CpuBudget {
 // owes the runner nothing. Replies echo the sequence number, so the runner can tell a reply that
 // belongs to an earlier request (and drop it) instead of shifting every later one.
 int serve_requests(int out_fd, std::map<std::string, std::unique_ptr<KernelLibrary>>& libraries,
-                   volatile std::uint64_t* open_request, const WorkerLimits& limits) {
+                   volatile std::uint64_t* open_request, const WorkerLimits& limits,
+                   const std::map<std::string, RequestHandler>& handlers) {
   Reader reader{0};
   CpuBudget budget(cpu_limit_seconds(limits));  // timers do not survive fork: made in each child
+  WorkerContext context;
+  context.library = [&](const std::string& path) -> const KernelLibrary& {
+    auto& library = libraries[path];
+    if (!library) library = std::make_unique<KernelLibrary>(path);
+    return *library;
+  };
+  context.rearm_cpu_budget = [&] { budget.arm(); };
+  context.set_progress = [open_request](std::uint64_t step) { open_request[1] = step; };
+  context.limits = &limits;
   for (;;) {
     rt::reset_guarded_arena();  // the last run's tensors are gone: the next starts from scratch
     json req;
@@ -232,11 +250,19 @@ int serve_requests(int out_fd, std::map<std::string, std::unique_ptr<KernelLibra
     if (r == ReadResult::Eof) return 0;
     if (r != ReadResult::Ok) return 3;
     const std::uint64_t seq = req.value("seq", std::uint64_t{0});
+    open_request[1] = 0;
     *open_request = seq + 1;
     json resp;
     budget.arm();
     try {
-      resp = serve_one(req, tensors, outputs, libraries, limits.thread_budget);
+      const std::string kind = req.value("kind", std::string());
+      if (kind.empty()) {
+        resp = serve_one(req, tensors, outputs, context, limits.thread_budget);
+      } else {
+        auto handler = handlers.find(kind);
+        if (handler == handlers.end()) throw std::runtime_error("the worker has no handler for requests of kind " + kind);
+        resp = handler->second(req, tensors, outputs, context);
+      }
     } catch (const std::exception& e) {
       resp = {{"status", "exception"}, {"message", e.what()}};
       outputs.clear();
@@ -253,13 +279,14 @@ int serve_requests(int out_fd, std::map<std::string, std::unique_ptr<KernelLibra
 
 }  // namespace
 
-int worker_main(const WorkerLimits& limits) {
+int worker_main(const WorkerLimits& limits, const std::map<std::string, RequestHandler>& handlers) {
   const double cpu_limit = cpu_limit_seconds(limits);
   // Protocol on a private copy of stdout; fd 1 becomes stderr so device printf cannot corrupt it.
   const int out_fd = dup(1);
   dup2(2, 1);
   signal(SIGPIPE, SIG_IGN);
   if (limits.memcheck) rt::install_guarded_allocator();
+  rt::install_device_memory();  // after the memory checker: it wraps the allocator installed before
   if (cpu_limit > 0) {
     struct sigaction sa{};
     sa.sa_handler = on_cpu_budget_spent;
@@ -279,14 +306,16 @@ int worker_main(const WorkerLimits& limits) {
   // the runner starting a new worker that loads libtorch again (about a second).
   // A child can also die after it replied (a check when an output tensor is freed): then no reply
   // is owed, and sending one would shift every later reply by one. A shared flag says which.
-  void* shared = mmap(nullptr, sizeof(std::uint64_t), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  // Two words: the open request (above) and how far a request that runs several kernels got
+  // (WorkerContext::set_progress), reported with the request's death.
+  void* shared = mmap(nullptr, 2 * sizeof(std::uint64_t), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (shared == MAP_FAILED) return 5;
   auto* open_request = static_cast<volatile std::uint64_t*>(shared);
   for (;;) {
     *open_request = 0;
     const pid_t child = fork();
     if (child < 0) return 5;
-    if (child == 0) _exit(serve_requests(out_fd, libraries, open_request, limits));
+    if (child == 0) _exit(serve_requests(out_fd, libraries, open_request, limits, handlers));
     int status = 0;
     while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
     }
@@ -297,6 +326,8 @@ int worker_main(const WorkerLimits& limits) {
     json death;
     if (WIFEXITED(status) && WEXITSTATUS(status) == rt::kOutOfBoundsExitCode) {
       death = {{"status", "out-of-bounds"}, {"message", ""}};
+    } else if (WIFEXITED(status) && WEXITSTATUS(status) == rt::kIllegalAddressExitCode) {
+      death = {{"status", "crash"}, {"message", "an illegal memory access was encountered"}};
     } else if (WIFEXITED(status) && WEXITSTATUS(status) == kCpuTimeoutExitCode) {
       char limit[32];
       std::snprintf(limit, sizeof limit, "%g", cpu_limit);
@@ -307,6 +338,7 @@ int worker_main(const WorkerLimits& limits) {
                                                : "kernel run exited with code " + std::to_string(WEXITSTATUS(status))}};
     }
     death["seq"] = open - 1;
+    death["progress"] = open_request[1];
     if (!send_message(out_fd, death, {})) return 4;
   }
 }
@@ -320,8 +352,9 @@ IsolatedRunner::IsolatedRunner(std::filesystem::path worker_exe, WorkerLimits li
 }
 IsolatedRunner::~IsolatedRunner() { stop(); }
 
-double IsolatedRunner::wall_limit_seconds() const {
-  return limits_.cpu_time ? kWallBackstopFactor * limits_.timeout_seconds + kWallBackstopSeconds : limits_.timeout_seconds;
+double IsolatedRunner::wall_limit_seconds(int runs) const {
+  const double limit = limits_.timeout_seconds * std::max(1, runs);
+  return limits_.cpu_time ? kWallBackstopFactor * limit + kWallBackstopSeconds : limit;
 }
 
 bool IsolatedRunner::start(std::string& error) {
@@ -407,7 +440,7 @@ std::string trimmed_tail(const std::string& err) {
 }
 }  // namespace
 
-RunResult IsolatedRunner::collect_death(RunResult r, bool timed_out) {
+RunResult IsolatedRunner::collect_death(RunResult r, bool timed_out, int runs) {
   if (timed_out) kill(-pid_, SIGKILL);  // the worker's process group: it and its run's child
   int status = 0;
   waitpid(pid_, &status, 0);
@@ -418,7 +451,7 @@ RunResult IsolatedRunner::collect_death(RunResult r, bool timed_out) {
   stop();
   if (timed_out) {
     r.status = Status::Timeout;
-    r.message = "no result within " + std::to_string((int)wall_limit_seconds()) + " s (worker killed)";
+    r.message = "no result within " + std::to_string((int)wall_limit_seconds(runs)) + " s (worker killed)";
   } else if (WIFEXITED(status) && WEXITSTATUS(status) == rt::kOutOfBoundsExitCode) {
     r.status = Status::OutOfBounds;
     r.message = tail;
@@ -444,17 +477,64 @@ bool IsolatedRunner::drop_stale_replies() {
   return false;
 }
 
-RunResult IsolatedRunner::run(const RunRequest& request) {
-  const auto t0 = std::chrono::steady_clock::now();
-  RunResult result;
+Exchange IsolatedRunner::exchange(json req, const std::vector<at::Tensor>& tensors, int runs) {
+  Exchange ex;
   if (pid_ < 0) {
     std::string error;
     if (!start(error)) {
-      result.status = Status::Crash;
-      result.message = "cannot start a worker: " + error;
-      return result;
+      ex.status = Status::Crash;
+      ex.message = "cannot start a worker: " + error;
+      return ex;
     }
   }
+  req["seq"] = ++seq_;
+  stderr_tail_.clear();
+  // Anything already waiting to be read is a reply to an earlier request (a child that died just
+  // after replying, reported twice): drop it, or the reply to this request would be read as the
+  // next one's, and the two sides could end up writing to each other at once.
+  if (!drop_stale_replies()) {
+    stop();
+    return exchange(std::move(req), tensors, runs);  // a fresh worker (once: a fresh worker has nothing stale)
+  }
+  RunResult death;
+  if (!send_message(to_worker_, req, tensors)) {
+    death = collect_death(death, false);
+  } else {
+    Reader reader{from_worker_, worker_err_, &stderr_tail_,
+                  std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                         std::chrono::duration<double>(wall_limit_seconds(runs)))};
+    json resp;
+    std::vector<at::Tensor> outputs;
+    ReadResult r = reader.read_message(resp, outputs);
+    while (r == ReadResult::Ok && resp.value("seq", seq_) != seq_) {  // a stale reply: skip it
+      resp = json();
+      outputs.clear();
+      r = reader.read_message(resp, outputs);
+    }
+    if (r == ReadResult::Ok) {
+      ex.status = status_from_name(resp.value("status", "crash"));
+      ex.message = resp.value("message", "");
+      if (ex.status == Status::Crash || ex.status == Status::OutOfBounds) {
+        // The run's child died: what it printed (the memory checker's report, a device assert).
+        Reader drain{worker_err_, worker_err_, &stderr_tail_};
+        drain.drain_stderr();
+        const std::string tail = trimmed_tail(stderr_tail_);
+        if (!tail.empty()) ex.message += ex.message.empty() ? tail : ": " + tail;
+      }
+      ex.reply = std::move(resp);
+      ex.tensors = std::move(outputs);
+      return ex;
+    }
+    if (r == ReadResult::Bad) kill(-pid_, SIGKILL);  // a broken stream: the worker may still be alive
+    death = collect_death(death, r == ReadResult::Timeout, runs);
+  }
+  ex.status = death.status;
+  ex.message = death.message;
+  return ex;
+}
+
+RunResult IsolatedRunner::run(const RunRequest& request) {
+  const auto t0 = std::chrono::steady_clock::now();
   json req = {{"library", request.library.string()},
               {"schedule", request.options.schedule == rt::Schedule::Reversed ? "reversed" : "in-order"},
               {"serial_blocks", request.options.serial_blocks},
@@ -474,52 +554,12 @@ RunResult IsolatedRunner::run(const RunRequest& request) {
     args.push_back(j);
   }
   req["args"] = args;
-  req["seq"] = ++seq_;
-  stderr_tail_.clear();
-  // Anything already waiting to be read is a reply to an earlier request (a child that died just
-  // after replying, reported twice): drop it, or the reply to this request would be read as the
-  // next one's, and the two sides could end up writing to each other at once.
-  if (!drop_stale_replies()) {
-    stop();
-    return run(request);  // a fresh worker (once: a fresh worker has nothing stale)
-  }
-  if (!send_message(to_worker_, req, tensors)) {
-    result = collect_death(result, false);
-  } else {
-    Reader reader{from_worker_, worker_err_, &stderr_tail_,
-                  std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                                         std::chrono::duration<double>(wall_limit_seconds()))};
-    json resp;
-    std::vector<at::Tensor> outputs;
-    ReadResult r = reader.read_message(resp, outputs);
-    while (r == ReadResult::Ok && resp.value("seq", seq_) != seq_) {  // a stale reply: skip it
-      resp = json();
-      outputs.clear();
-      r = reader.read_message(resp, outputs);
-    }
-    if (r == ReadResult::Ok) {
-      const std::string st = resp.value("status", "crash");
-      static const std::map<std::string, Status> names = {
-          {"ok", Status::Ok}, {"crash", Status::Crash}, {"barrier-divergence", Status::BarrierDivergence},
-          {"launch-error", Status::LaunchError}, {"exception", Status::Exception},
-          {"out-of-bounds", Status::OutOfBounds}, {"timeout", Status::Timeout}};
-      auto it = names.find(st);
-      result.status = it == names.end() ? Status::Crash : it->second;
-      result.message = resp.value("message", "");
-      result.over_thread_budget = result.status == Status::Timeout && resp.value("thread_budget", false);
-      result.outputs = std::move(outputs);
-      if (result.status == Status::Crash || result.status == Status::OutOfBounds) {
-        // The run's child died: what it printed (the memory checker's report, a device assert).
-        Reader drain{worker_err_, worker_err_, &stderr_tail_};
-        drain.drain_stderr();
-        const std::string tail = trimmed_tail(stderr_tail_);
-        if (!tail.empty()) result.message += result.message.empty() ? tail : ": " + tail;
-      }
-    } else {
-      if (r == ReadResult::Bad) kill(-pid_, SIGKILL);  // a broken stream: the worker may still be alive
-      result = collect_death(result, r == ReadResult::Timeout);
-    }
-  }
+  Exchange ex = exchange(std::move(req), tensors);
+  RunResult result;
+  result.status = ex.status;
+  result.message = std::move(ex.message);
+  result.over_thread_budget = result.status == Status::Timeout && ex.reply.is_object() && ex.reply.value("thread_budget", false);
+  result.outputs = std::move(ex.tensors);
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return result;
 }

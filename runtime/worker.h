@@ -11,6 +11,10 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -55,6 +59,16 @@ struct WorkerLimits {
   std::uint64_t thread_budget = 0;
 };
 
+// A request of another kind than a plain run (the worker's request handlers below), and what
+// came back: the reply's header and tensors, or the status of a worker that died or hung
+// (`status` is then Crash, OutOfBounds or Timeout and `reply` is empty).
+struct Exchange {
+  Status status = Status::Ok;
+  std::string message;
+  nlohmann::json reply;
+  std::vector<at::Tensor> tensors;
+};
+
 class IsolatedRunner {
  public:
   // worker_exe: a binary whose `worker` subcommand calls worker_main (normally kaudit itself).
@@ -64,14 +78,18 @@ class IsolatedRunner {
   IsolatedRunner& operator=(const IsolatedRunner&) = delete;
 
   RunResult run(const RunRequest& request);
+  // Sends `header` (its "kind" names a handler registered in the worker) with `tensors`. The
+  // worker may spend `runs` times the per-run limit on it (a checker's harness runs one kernel
+  // per trial).
+  Exchange exchange(nlohmann::json header, const std::vector<at::Tensor>& tensors, int runs = 1);
   const WorkerLimits& limits() const { return limits_; }
-  // How long run() waits for a reply before killing the worker.
-  double wall_limit_seconds() const;
+  // How long run() waits for a reply before killing the worker (exchange(): for `runs` runs).
+  double wall_limit_seconds(int runs = 1) const;
 
  private:
   bool start(std::string& error);
   void stop();
-  RunResult collect_death(RunResult r, bool timed_out);
+  RunResult collect_death(RunResult r, bool timed_out, int runs = 1);
   // Reads and drops replies already waiting (to earlier requests); false if the stream is broken.
   bool drop_stale_replies();
 
@@ -86,9 +104,30 @@ class IsolatedRunner {
 constexpr double kWallBackstopFactor = 4;
 constexpr double kWallBackstopSeconds = 10;
 
+// What a request handler may use in the worker: its kernel libraries (loaded once per process)
+// and the CPU-time budget, re-armed for each kernel run of a request that runs several.
+struct WorkerContext {
+  std::function<const KernelLibrary&(const std::string& path)> library;
+  std::function<void()> rearm_cpu_budget;
+  // How far the request got (e.g. the trial being run): if the run kills the worker's child, the
+  // death report carries it as "progress".
+  std::function<void(std::uint64_t)> set_progress;
+  const WorkerLimits* limits = nullptr;
+};
+// Serves a request whose header has "kind": K. Returns the reply header (with "status") and
+// fills `outputs`; an exception becomes an "exception" reply.
+using RequestHandler = std::function<nlohmann::json(const nlohmann::json& request, std::vector<at::Tensor>& tensors,
+                                                    std::vector<at::Tensor>& outputs, WorkerContext& context)>;
+
 // Entry point of the worker process: serves requests on fds 0/1 until EOF, under `limits` (as
 // IsolatedRunner passes them on its command line; memory_bytes is set by the runner instead).
-int worker_main(const WorkerLimits& limits);
+// Requests without a "kind" are plain runs (RunRequest); `handlers` serve the others. The
+// worker always installs the device memory model (runtime/cpu/device_memory.h) for handlers
+// that start device sessions.
+int worker_main(const WorkerLimits& limits, const std::map<std::string, RequestHandler>& handlers = {});
+
+// The reply status names ("ok", "crash", ...) back to a Status (an unknown one is a crash).
+Status status_from_name(const std::string& name);
 
 // The path of the running executable (for spawning workers of the same binary).
 std::filesystem::path self_executable();

@@ -195,13 +195,20 @@ int audit_command(const std::vector<std::string>& args) {
     for (const auto& m : r.mutants) {
       nlohmann::json j = {{"id", m.scored.id}, {"task", m.scored.task}, {"kernel", m.scored.kernel},
                           {"rule", m.scored.rule}, {"family", mutators::family_name(m.scored.family)},
-                          {"ran", m.ran}, {"witnessed", m.scored.witnessed}, {"killed_by", m.scored.killed_by}};
+                          {"ran", m.ran}, {"witnessed", m.scored.witnessed},
+                          {"oracle_witnessed", m.scored.oracle_witnessed}, {"killed_by", m.scored.killed_by},
+                          {"cause", m.scored.cause}, {"witness_mode_killed_by", m.scored.strict_killed_by},
+                          {"witness_mode_cause", m.scored.strict_cause}};
       nlohmann::json outcomes = nlohmann::json::array();
       for (auto o : m.row) outcomes.push_back(audit::outcome_name(o));
       j["outcomes"] = outcomes;
       if (m.witness >= 0) {
         j["witness"] = m.witness;
         j["witness_outcome"] = audit::outcome_name(m.witness_outcome);
+      }
+      if (m.oracle_witness >= 0) {
+        j["oracle_witness"] = m.oracle_witness;
+        j["oracle_witness_cause"] = m.oracle_witness_cause;
       }
       if (!m.note.empty()) j["note"] = m.note;
       matrix += j.dump() + "\n";

@@ -1,5 +1,6 @@
 #include <cstdlib>
 
+#include "oracle/harness.h"
 #include "runtime/worker.h"
 #include "tools/cli.h"
 
@@ -20,6 +21,6 @@ int worker_command(const std::vector<std::string>& args) {
       limits.thread_budget = std::strtoull(args[++i].c_str(), nullptr, 10);
     }
   }
-  return runtime::worker_main(limits);
+  return runtime::worker_main(limits, {{oracle::kHarnessRequestKind, oracle::serve_harness_request}});
 }
 }  // namespace kaudit::cli

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "kaudit_cpu/abi.h"
+#include "runtime/cpu/device_memory.h"
 #include "runtime/cpu/guarded_allocator.h"
 
 extern "C" void* __tls_get_addr(void*);
@@ -116,6 +117,8 @@ ModuleTls find_module_tls(const void* anchor) {
 // ends, before glibc frees the blocks (it may write into a freed block).
 struct StaticSharedGuards {
   std::map<char*, std::pair<char*, char*>> poison_range;
+  // Oracle mode: the device session whose zeros the block holds (0: none yet).
+  std::map<char*, std::uint64_t> session;
   ~StaticSharedGuards() {
     for (const auto& [block, range] : poison_range) {
       if (range.first == block) continue;  // no guards
@@ -130,7 +133,9 @@ thread_local StaticSharedGuards tls_static_shared_guards;
 // time: an access past the poison pads faults (an out-of-bounds verdict under the memory checker,
 // a crash without it) instead of reaching heap memory, whose contents depend on the worker's
 // history. Called before each block of a kernel that declares static __shared__ memory.
-void poison_static_shared(const ModuleTls& m) {
+// In oracle mode the memory is only zeroed, by the first block of a device session on this
+// thread: later blocks see what the ones before them left, as on a GPU's SM.
+void prepare_static_shared(const ModuleTls& m, bool oracle) {
   if (m.size == 0 || m.modid == 0) return;
   TlsIndex ti{m.modid, 0};
   char* const block = static_cast<char*>(__tls_get_addr(&ti));
@@ -147,7 +152,14 @@ void poison_static_shared(const ModuleTls& m) {
     }
     it = g.poison_range.emplace(block, range).first;
   }
-  std::memset(it->second.first, kPoison, it->second.second - it->second.first);
+  if (!oracle) {
+    std::memset(it->second.first, kPoison, it->second.second - it->second.first);
+    return;
+  }
+  std::uint64_t& session = g.session[block];
+  if (session == device_session_serial()) return;
+  session = device_session_serial();
+  std::memset(it->second.first, 0, it->second.second - it->second.first);
 }
 
 // ---- fiber scheduler ----------------------------------------------------------------------------
@@ -174,8 +186,9 @@ struct AbortBlock {};  // unwinds a CUDA thread whose block has faulted
 
 class BlockScheduler {
  public:
+  // Runs one block. `oracle`: oracle mode's barrier semantics and interleaved warps (emulator.h).
   void run(const LaunchSpec& spec, RunThreadFn fn, void* launch, const ThreadCtx& proto, bool reversed,
-           unsigned stack_bytes);
+           unsigned stack_bytes, bool oracle);
 
   // Called on a CUDA thread's fiber when it waits (barrier, warp collective).
   void yield(FiberThread& t) {
@@ -237,6 +250,7 @@ class BlockScheduler {
   RunThreadFn fn_ = nullptr;
   void* launch_ = nullptr;
   bool aborting_ = false;
+  bool oracle_ = false;
   unsigned stack_bytes_ = 0;
   ctx::fiber sched_;                     // the scheduler, while a lane runs
   FiberThread* switching_from_ = nullptr;  // who made the last switch (nullptr: the scheduler)
@@ -303,7 +317,8 @@ void BlockScheduler::ensure_threads(std::size_t n, unsigned stack_bytes) {
 }
 
 void BlockScheduler::run(const LaunchSpec& spec, RunThreadFn fn, void* launch, const ThreadCtx& proto,
-                         bool reversed, unsigned stack_bytes) {
+                         bool reversed, unsigned stack_bytes, bool oracle) {
+  oracle_ = oracle;
   n_ = (std::size_t)spec.block[0] * spec.block[1] * spec.block[2];
   ensure_threads(n_, stack_bytes);
   fn_ = fn;
@@ -326,14 +341,23 @@ void BlockScheduler::run(const LaunchSpec& spec, RunThreadFn fn, void* launch, c
   std::string divergence;
   BlockScheduler* saved = tls_scheduler;
   tls_scheduler = this;
-  // Warp-major scheduling: each warp runs as far as it can (through its warp collectives) before
-  // the next warp starts, like independent warps on a GPU. A missing or warp-scoped barrier then
-  // lets one warp read shared memory another warp has not written yet (poison), deterministically.
+  // Witness mode: warp-major scheduling. Each warp runs as far as it can (through its warp
+  // collectives) before the next warp starts, like independent warps on a GPU. A missing or
+  // warp-scoped barrier then lets one warp read shared memory another warp has not written yet
+  // (poison), deterministically.
+  // Oracle mode: round robin. Each round gives every warp one pass, in which each ready lane runs
+  // to its next step point (a statement's end: the lowering inserts them), barrier or collective,
+  // so the warps of a block advance together.
   for (;;) {
     bool progressed = false;
     for (int wk = 0; wk < nwarps && divergence.empty(); ++wk) {
       const int w = reversed ? nwarps - 1 - wk : wk;
       const std::size_t first = (std::size_t)w * 32, count = std::min<std::size_t>(32, n_ - first);
+      if (oracle_) {
+        progressed |= run_pass(first, count, reversed);
+        progressed |= try_complete_warp(w, divergence);
+        continue;
+      }
       for (bool again = true; again && divergence.empty();) {
         progressed |= run_pass(first, count, reversed);
         again = try_complete_warp(w, divergence);
@@ -352,7 +376,15 @@ void BlockScheduler::run(const LaunchSpec& spec, RunThreadFn fn, void* launch, c
     }
   }
   tls_scheduler = saved;
-  if (!divergence.empty()) {
+  if (oracle_ && !divergence.empty()) {
+    // Only a deadlock gets here in oracle mode: on a GPU the block waits until the watchdog.
+    record_fault(FaultKind::Hang,
+                 std::string(spec.kernel) + ": the block can make no progress, " + divergence +
+                     " (block " + std::to_string(proto.block_idx.x) + "," + std::to_string(proto.block_idx.y) + "," +
+                     std::to_string(proto.block_idx.z) + "); a GPU would hang until its watchdog",
+                 kCudaLaunchFailure);
+    reset_fibers();
+  } else if (!divergence.empty()) {
     record_fault(FaultKind::BarrierDivergence,
                  std::string(spec.kernel) + ": " + divergence + " (block " + std::to_string(proto.block_idx.x) +
                      "," + std::to_string(proto.block_idx.y) + "," + std::to_string(proto.block_idx.z) + ")",
@@ -391,23 +423,27 @@ bool BlockScheduler::try_release_barrier(std::string& divergence) {
     }
   }
   if (waiting == 0 || ready > 0 || waiting + exited != n_) return false;
-  if (exited > 0) {
+  // Oracle mode, sm_70 and later: threads that exited no longer count, and a barrier is one
+  // resource whichever `__syncthreads` a thread reached it through.
+  if (exited > 0 && !oracle_) {
     divergence = std::to_string(waiting) + " threads wait at __syncthreads (line " + std::to_string(site) +
                  ") but " + std::to_string(exited) + " threads of the block have exited";
     return false;
   }
-  if (other_site >= 0) {
+  if (other_site >= 0 && !oracle_) {
     divergence = "threads wait at different barriers (lines " + std::to_string(site) + " and " +
                  std::to_string(other_site) + ")";
     return false;
   }
   int count = 0;
-  for (std::size_t i = 0; i < n_; ++i) count += threads_[i]->predicate;
+  for (std::size_t i = 0; i < n_; ++i)
+    if (threads_[i]->state == ThreadState::AtBarrier) count += threads_[i]->predicate;
   for (std::size_t i = 0; i < n_; ++i) {
     FiberThread& t = *threads_[i];
+    if (t.state != ThreadState::AtBarrier) continue;
     switch (t.mode) {
       case 1: t.result = (std::uint64_t)count; break;
-      case 2: t.result = count == (int)n_; break;
+      case 2: t.result = count == (int)waiting; break;
       case 3: t.result = count > 0; break;
       default: t.result = 0;
     }
@@ -444,7 +480,9 @@ bool BlockScheduler::try_complete_warp(int warp, std::string& divergence) {
   const unsigned waiting = arrived_[warp];
   if (!waiting) return false;
   const unsigned exists = count == 32 ? ~0u : (1u << count) - 1;
-  const unsigned missing = needed_[warp] & exists & ~waiting;
+  // Oracle mode completes a collective without the lanes that exited (what a GPU returns for
+  // them is undefined; a shuffle from one gives the caller its own value here).
+  const unsigned missing = needed_[warp] & exists & ~waiting & (oracle_ ? ~exited_[warp] : ~0u);
   if (missing) {  // a needed lane has not arrived (yet); the lowest one decides
     const int lane = __builtin_ctz(missing);
     if (exited_[warp] & (1u << lane))
@@ -531,6 +569,7 @@ FiberThread& current_fiber_thread(const char* what) {
 struct WorkerResources {
   ThreadCtx plain_ctx{};
   std::vector<unsigned char> dynamic_smem;
+  std::uint64_t dynamic_smem_session = 0;  // oracle mode: the device session it was zeroed for
   BlockScheduler scheduler;
 };
 thread_local WorkerResources* tls_resources = nullptr;
@@ -598,6 +637,7 @@ int launch(const LaunchSpec& spec, RunBlockFn run_block, RunThreadFn run_thread,
   if (!within_work_budget(spec, nblocks, s)) return s.sticky_error;
   const ModuleTls tls = spec.uses_static_smem ? find_module_tls(spec.module_anchor) : ModuleTls{};  // only to poison it
   const bool reversed = s.options.schedule == Schedule::Reversed;
+  const bool oracle = s.options.mode == Mode::Oracle;
   const unsigned stack_bytes = s.options.fiber_stack_bytes;
   auto run_range = [&](std::size_t begin, std::size_t end) {
     WorkerResources& r = resources();
@@ -609,9 +649,14 @@ int launch(const LaunchSpec& spec, RunBlockFn run_block, RunThreadFn run_thread,
       if (s.sticky_error) return;
       const std::size_t blk = reversed ? nblocks - 1 - b : b;
       // Only what the kernel can reach (a block is often a few microseconds of work: poisoning
-      // 64 KB of pads it never reads was a measurable share of a run).
-      if (spec.uses_static_smem) poison_static_shared(tls);
-      if (spec.uses_dynamic_smem) std::memset(r.dynamic_smem.data(), kPoison, padded);
+      // 64 KB of pads it never reads was a measurable share of a run). Oracle mode zeroes it
+      // once per device session and then leaves it as the blocks before left it.
+      if (spec.uses_static_smem) prepare_static_shared(tls, oracle);
+      if (spec.uses_dynamic_smem && !oracle) std::memset(r.dynamic_smem.data(), kPoison, padded);
+      if (spec.uses_dynamic_smem && oracle && r.dynamic_smem_session != device_session_serial()) {
+        std::memset(r.dynamic_smem.data(), 0, r.dynamic_smem.size());
+        r.dynamic_smem_session = device_session_serial();
+      }
       ThreadCtx proto{};
       proto.block_idx = {unsigned(blk % gx), unsigned((blk / gx) % gy), unsigned(blk / (gx * gy))};
       proto.block_dim = {spec.block[0], spec.block[1], spec.block[2]};
@@ -622,7 +667,7 @@ int launch(const LaunchSpec& spec, RunBlockFn run_block, RunThreadFn run_thread,
         r.plain_ctx = proto;
         run_block(launch_data, &r.plain_ctx, reversed);
       } else {
-        r.scheduler.run(spec, run_thread, launch_data, proto, reversed, stack_bytes);
+        r.scheduler.run(spec, run_thread, launch_data, proto, reversed, stack_bytes, oracle);
       }
       tls_ctx = saved;
     }
@@ -657,6 +702,15 @@ std::uint64_t warp_collective(WarpOp op, unsigned mask, std::uint64_t value, int
   t.is_signed = is_signed;
   tls_scheduler->wait_at_warp(t);
   return t.result;
+}
+
+int step_points_enabled = 0;
+
+void step() {
+  ThreadCtx* c = tls_ctx;
+  if (!c || !c->fiber_thread || !tls_scheduler) return;  // host code, or a plain block
+  // The lane stays ready: the pass goes on to the next lane, and this one resumes next round.
+  tls_scheduler->yield(*static_cast<FiberThread*>(c->fiber_thread));
 }
 
 unsigned activemask() {
@@ -695,6 +749,7 @@ void begin_run(const RunOptions& options) {
   RunState& s = run_state();
   std::lock_guard<std::mutex> lock(s.mu);
   s.options = options;
+  step_points_enabled = options.mode == Mode::Oracle;
   s.last_error = 0;
   s.sticky_error = 0;
   s.max_dynamic_smem = kDefaultMaxDynamicSmem;

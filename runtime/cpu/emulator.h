@@ -8,6 +8,21 @@ namespace kaudit::rt {
 
 enum class Schedule { InOrder, Reversed };
 
+// Witness mode is as strict as the emulator can be, to prove that a fault is real: shared memory
+// is poisoned before every block, divergent barriers are faults, and warps run one at a time as
+// far as they can (a missing barrier reads another warp's unwritten data). Oracle mode models
+// what a checker's harness sees on a GPU of sm_70 or later (docs/ORACLES.md, Oracle mode):
+//  - shared memory is not poisoned: a block sees what the previous block on its thread (its
+//    "SM") left, zeros at the start of a device session (rt::begin_device_session);
+//  - `__syncthreads` completes once every thread that has not exited waits at a barrier, at any
+//    call site (threads that exited no longer count); a block that cannot progress hangs, which
+//    ends the run as a timeout, as a GPU's watchdog would;
+//  - a warp collective completes without lanes that have exited;
+//  - warps are interleaved: the kernel's statements are step points (the lowering inserts them
+//    in device code of TUs run on fibers), and each round runs every ready lane of every warp up
+//    to its next step point, so warps advance together, as they do on a GPU most of the time.
+enum class Mode { Witness, Oracle };
+
 struct RunOptions {
   Schedule schedule = Schedule::InOrder;
   bool serial_blocks = false;        // run blocks one after another (deterministic atomics order)
@@ -20,6 +35,7 @@ struct RunOptions {
   // decides the same way on every machine and every run: a mutant that multiplies its grid
   // instead of dividing it is stopped at launch, not after seconds of CPU time near the limit.
   std::uint64_t thread_budget = 0;
+  Mode mode = Mode::Witness;
 };
 
 // What a thread of a fiber kernel costs the emulator against a plain kernel's: its own stack and
@@ -28,7 +44,8 @@ struct RunOptions {
 // (docs/ARCHITECTURE.md, Isolated workers).
 constexpr std::uint64_t kFiberThreadWeight = 128;
 
-enum class FaultKind { None, LaunchError, BarrierDivergence, DeviceException, WorkBudget };
+// Hang: oracle mode's deadlock (a block that can make no progress), a timeout on a GPU.
+enum class FaultKind { None, LaunchError, BarrierDivergence, DeviceException, WorkBudget, Hang };
 
 struct Fault {
   FaultKind kind = FaultKind::None;

@@ -1,5 +1,7 @@
 #include "runtime/cpu/guarded_allocator.h"
 
+#include "runtime/cpu/device_memory.h"
+
 #include <c10/core/Allocator.h>
 #include <c10/core/CPUAllocator.h>
 #include <signal.h>
@@ -136,9 +138,21 @@ class GuardedAllocator final : public c10::Allocator {
   c10::DeleterFnPtr raw_deleter() const override { return nullptr; }
 };
 
+// Whether the memory checker is on (install_guarded_allocator): without it a fault in a static
+// shared-memory guard is a plain crash, as it was before the handler was installed.
+bool g_memcheck = false;
+
 void on_fault(int sig, siginfo_t* info, void*) {
   const auto page = (std::uintptr_t)info->si_addr / kPage * kPage;
-  if (g_arena.contains(info->si_addr) || is_guard(page)) {
+  // Oracle mode: the modelled GPU faults on an address outside every segment (and outside the
+  // shared memory a block has): the run ends as a crash, as an illegal-address error would.
+  if (device_session_active() && (in_device_memory(info->si_addr) || g_arena.contains(info->si_addr) || is_guard(page))) {
+    static const char msg[] = "kaudit: an illegal memory access was encountered (outside every allocated block of the modelled GPU memory)\n";
+    ssize_t ignored = write(2, msg, sizeof msg - 1);
+    (void)ignored;
+    _exit(kIllegalAddressExitCode);
+  }
+  if (g_memcheck && (g_arena.contains(info->si_addr) || is_guard(page))) {
     static const char msg[] = "kaudit: out-of-bounds access next to a tensor or static shared memory (memory-check mode)\n";
     ssize_t ignored = write(2, msg, sizeof msg - 1);
     (void)ignored;
@@ -150,10 +164,10 @@ void on_fault(int sig, siginfo_t* info, void*) {
 
 }  // namespace
 
-void install_guarded_allocator() {
-  static GuardedAllocator allocator;
-  reserve_arena();
-  c10::SetCPUAllocator(&allocator, /*priority=*/100);
+void install_fault_handler() {
+  static bool installed = false;
+  if (installed) return;
+  installed = true;
   // The handler runs on an alternate stack: a fiber stack overflow must still be reported.
   static char alt_stack[1 << 16];
   stack_t ss{};
@@ -165,6 +179,14 @@ void install_guarded_allocator() {
   sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
   sigaction(SIGSEGV, &sa, nullptr);
   sigaction(SIGBUS, &sa, nullptr);
+}
+
+void install_guarded_allocator() {
+  static GuardedAllocator allocator;
+  reserve_arena();
+  c10::SetCPUAllocator(&allocator, /*priority=*/100);
+  g_memcheck = true;
+  install_fault_handler();
 }
 
 bool guard_pages(char* p, std::size_t bytes) {

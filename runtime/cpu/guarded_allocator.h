@@ -12,6 +12,10 @@ namespace kaudit::rt {
 // Installs the allocator as libtorch's CPU allocator and the SIGSEGV/SIGBUS handler; a fault in a
 // guard page makes the process print a message and exit with kOutOfBoundsExitCode.
 void install_guarded_allocator();
+// The SIGSEGV/SIGBUS handler alone (install_guarded_allocator and install_device_memory call it):
+// a fault in the memory checker's arena or guards exits with kOutOfBoundsExitCode, one in the
+// device model during a device session with kIllegalAddressExitCode (device_memory.h).
+void install_fault_handler();
 // Between runs: when no allocation is live, puts the allocator's arena back in its initial state,
 // so the next run's tensors get the same addresses and neighbours as in a fresh worker. Returns
 // false (and changes nothing) while an allocation is live or without the allocator.

@@ -159,6 +159,108 @@ bool in_function_scope(std::string_view s, const std::vector<bool>& code, std::s
   return std::any_of(stack.begin(), stack.end(), [](bool nsp) { return !nsp; });
 }
 
+// True where `s[i]` belongs to a preprocessor directive (a line starting with `#`, with its
+// backslash continuations).
+std::vector<bool> directive_mask(std::string_view s, const std::vector<bool>& code) {
+  std::vector<bool> d(s.size(), false);
+  bool in = false, line_start = true;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char ch = s[i];
+    if (line_start && !std::isspace((unsigned char)ch)) {
+      in = ch == '#' && code[i];
+      line_start = false;
+    }
+    d[i] = in;
+    if (ch == '\n') {
+      const bool continued = in && i > 0 && s[i - 1] == '\\';
+      line_start = !continued;
+      if (!continued) in = false;
+    }
+  }
+  return d;
+}
+
+bool has_word(std::string_view text, std::string_view word) {
+  for (std::size_t p = text.find(word); p != std::string_view::npos; p = text.find(word, p + 1)) {
+    const std::size_t after = p + word.size();
+    if ((p == 0 || !is_ident(text[p - 1])) && (after >= text.size() || !is_ident(text[after]))) return true;
+  }
+  return false;
+}
+
+// Oracle mode's step points (runtime/cpu/emulator.h, Mode): ` KAUDIT_STEP();` after every `;`
+// that ends a statement in the body of a `__global__` or `__device__` function (not constexpr
+// ones), on the same line. Not inside parentheses (a `for` header), struct bodies or
+// initializers, and not before an `else` or a do-loop's `while`, which must follow their statement.
+void insert_step_points(std::string& text) {
+  const std::vector<bool> code = code_mask(text);
+  const std::vector<bool> directive = directive_mask(text, code);
+  const auto live = [&](std::size_t i) { return code[i] && !directive[i]; };
+  enum class Scope { Namespace, Device, Other };
+  struct Level {
+    Scope scope;
+    int saved_paren;
+  };
+  std::vector<Level> stack;
+  std::vector<std::size_t> after;  // insertion points
+  std::size_t head_start = 0;
+  int paren = 0;
+  const auto head = [&](std::size_t end) {
+    std::string h;
+    for (std::size_t k = head_start; k < end; ++k)
+      if (live(k)) h += text[k];
+    return h;
+  };
+  const auto next_word = [&](std::size_t from) {
+    std::size_t k = from;
+    while (k < text.size() && (!live(k) || std::isspace((unsigned char)text[k]))) ++k;
+    std::size_t e = k;
+    while (e < text.size() && is_ident(text[e])) ++e;
+    return text.substr(k, e - k);
+  };
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (!live(i)) continue;
+    const char ch = text[i];
+    const Scope top = stack.empty() ? Scope::Namespace : stack.back().scope;
+    if (ch == '(' || ch == '[') {
+      ++paren;
+    } else if (ch == ')' || ch == ']') {
+      --paren;
+    } else if (ch == '{') {
+      const std::string h = head(i);
+      std::string trimmed = trim(h);
+      Scope scope = Scope::Other;
+      if (top == Scope::Namespace) {
+        const std::size_t open = h.find('(');
+        const bool function = open != std::string::npos && h.substr(0, open).find('=') == std::string::npos;
+        if (!function && (has_word(h, "namespace") || has_word(h, "extern")))
+          scope = Scope::Namespace;
+        else if (function && (has_word(h, "__global__") || has_word(h, "__device__")) && !has_word(h, "constexpr"))
+          scope = Scope::Device;
+      } else if (top == Scope::Device) {
+        const bool initializer = !trimmed.empty() && (trimmed.back() == '=' || trimmed.back() == ',' ||
+                                                      trimmed.back() == '(' || has_word(trimmed, "return"));
+        const bool type_body = has_word(h, "struct") || has_word(h, "class") || has_word(h, "union") || has_word(h, "enum");
+        if (!initializer && !type_body && paren == 0) scope = Scope::Device;
+      }
+      stack.push_back({scope, paren});
+      paren = 0;
+      head_start = i + 1;
+    } else if (ch == '}') {
+      if (!stack.empty()) {
+        paren = stack.back().saved_paren;
+        stack.pop_back();
+      }
+      head_start = i + 1;
+    } else if (ch == ';' && paren == 0) {
+      const std::string w = next_word(i + 1);
+      if (top == Scope::Device && w != "else" && w != "while") after.push_back(i + 1);
+      head_start = i + 1;
+    }
+  }
+  for (auto it = after.rbegin(); it != after.rend(); ++it) text.insert(*it, " KAUDIT_STEP();");
+}
+
 }  // namespace
 
 LoweredSource lower_for_cpu(std::string_view source, std::string_view file_name, std::string_view entry) {
@@ -213,9 +315,13 @@ LoweredSource lower_for_cpu(std::string_view source, std::string_view file_name,
     };
     static const char* kSyncOps[] = {"__syncthreads", "__syncwarp", "__shfl", "__ballot_sync", "__any_sync",
                                      "__all_sync", "__activemask", "__reduce_", "__match_"};
-    out.needs_fibers = std::any_of(std::begin(kSyncOps), std::end(kSyncOps), [&](const char* op) { return in_code(op, false); });
     out.uses_static_smem = in_code("__shared__", true);
+    // Shared memory alone needs fibers too: in oracle mode its users' warps are interleaved at
+    // step points (a mutant that removed a kernel's only barrier still shares data through it).
+    out.needs_fibers = out.uses_static_smem || out.uses_dynamic_smem ||
+                       std::any_of(std::begin(kSyncOps), std::end(kSyncOps), [&](const char* op) { return in_code(op, false); });
   }
+  if (out.needs_fibers) insert_step_points(text);
   // 4. Kernel launches.
   {
     for (;;) {

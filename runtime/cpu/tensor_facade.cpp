@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "kaudit_cpu/abi.h"
+#include "runtime/cpu/device_memory.h"
 
 namespace kaudit::rt {
 
@@ -19,8 +20,10 @@ struct TensorHandle {
 namespace {
 at::IntArrayRef dims(const std::int64_t* s, std::size_t n) { return at::IntArrayRef(s, n); }
 TensorHandle* make(at::Tensor t) { return new TensorHandle{{1}, std::move(t)}; }
-// Fresh "device" allocations are filled with 0xFF bytes (NaN for floats): deterministic, and a
-// kernel that forgets to write part of its output cannot pass by luck.
+// Witness mode: fresh "device" allocations are filled with 0xFF bytes (NaN for floats):
+// deterministic, and a kernel that forgets to write part of its output cannot pass by luck.
+// In a device session (oracle mode) they are left as the modelled caching allocator hands them
+// out: zeros in a fresh segment, else what the block's last user left (device_memory.h).
 constexpr int kUninitialisedByte = 0xFF;
 }  // namespace
 
@@ -44,7 +47,7 @@ void* t_data(const TensorHandle* h) { return h->tensor.data_ptr(); }
 
 TensorHandle* t_empty(const std::int64_t* sizes, std::size_t n, int dtype) {
   at::Tensor t = at::empty(dims(sizes, n), at::TensorOptions().dtype((at::ScalarType)dtype));
-  if (t.numel() > 0) std::memset(t.data_ptr(), kUninitialisedByte, t.nbytes());
+  if (t.numel() > 0 && !device_session_active()) std::memset(t.data_ptr(), kUninitialisedByte, t.nbytes());
   return make(std::move(t));
 }
 TensorHandle* t_full(const std::int64_t* sizes, std::size_t n, int dtype, double value) {

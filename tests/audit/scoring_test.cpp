@@ -11,7 +11,15 @@ using mutators::Family;
 
 ScoredMutant m(std::string id, std::string task, std::string rule, Family f, bool witnessed,
                std::map<std::string, bool> killed_by) {
-  return {std::move(id), task, task + "/k", std::move(rule), f, witnessed, std::move(killed_by)};
+  ScoredMutant s;
+  s.id = std::move(id);
+  s.task = task;
+  s.kernel = task + "/k";
+  s.rule = std::move(rule);
+  s.family = f;
+  s.witnessed = witnessed;
+  s.killed_by = std::move(killed_by);
+  return s;
 }
 
 TEST(Scoring, HandMadeMatrix) {
@@ -70,6 +78,69 @@ TEST(Scoring, HandMadeMatrix) {
   EXPECT_EQ(j["per_family"]["boundary"]["missed"], 1);
   EXPECT_EQ(j["false_kills"], 2);
   EXPECT_EQ(j["faults"]["witnessed"], 4);
+}
+
+// Oracle mode against witness mode on a hand-made matrix: the oracle-mode verdicts over the
+// witness-mode denominator, over the oracle-witnessed one, the witness-mode verdicts, and kills
+// by cause (witnessed mutants only, fault families summed apart from the reward hacks).
+TEST(Scoring, BothModesBothDenominatorsAndKillsByCause) {
+  auto mk = [](std::string id, Family f, bool witnessed, bool oracle_witnessed, bool killed, std::string cause,
+               bool strict, std::string strict_cause) {
+    ScoredMutant s = m(std::move(id), "t", "r", f, witnessed, {{"kb", killed}});
+    s.oracle_witnessed = oracle_witnessed;
+    if (killed) s.cause["kb"] = cause;
+    s.strict_killed_by["kb"] = strict;
+    if (strict) s.strict_cause["kb"] = strict_cause;
+    return s;
+  };
+  const std::vector<ScoredMutant> mutants = {
+      // A race: witnessed strictly (stale shared memory read as poison), benign on a GPU.
+      mk("s1", Family::Synchronization, true, false, false, "", true, "wrong-output"),
+      mk("s2", Family::Synchronization, true, true, true, "wrong-output", true, "barrier-divergence"),
+      mk("s3", Family::Synchronization, true, true, false, "", true, "wrong-output"),
+      // An unwritten tail: NaN in witness mode, zeros in oracle mode.
+      mk("b1", Family::Boundary, true, true, true, "wrong-output", true, "nan-inf"),
+      mk("b2", Family::Boundary, true, false, false, "", true, "out-of-bounds"),
+      mk("b3", Family::Boundary, false, false, false, "", false, ""),
+      mk("h1", Family::RewardHack, true, true, true, "crash", true, "crash"),
+  };
+  const std::vector<FalseKill> fk = {{"kb", "t/k", "t", "t1", "x"}};
+  const std::vector<FalseKill> strict_fk = {{"kb", "t/k", "t", "t1", "x"}, {"kb", "t/k2", "t", "t2", "y"}};
+  const auto scores = score_oracles(mutants, {"kb"}, fk, strict_fk);
+  const OracleScore& s = scores.at(0);
+  // Over the witness-mode denominator: sync 1 of 3 killed, boundary 1 of 2.
+  EXPECT_EQ(s.per_family.at(Family::Synchronization).witnessed, 3u);
+  EXPECT_EQ(s.per_family.at(Family::Synchronization).killed, 1u);
+  EXPECT_EQ(s.per_family.at(Family::Boundary).witnessed, 2u);
+  EXPECT_EQ(s.per_family.at(Family::Boundary).unwitnessed, 1u);
+  EXPECT_EQ(s.faults.witnessed, 5u);
+  EXPECT_EQ(s.faults.killed, 2u);
+  // Over the oracle-witnessed: sync 1 of 2 (s1 shows on no GPU run), boundary 1 of 1.
+  EXPECT_EQ(s.per_family_oracle_witnessed.at(Family::Synchronization).witnessed, 2u);
+  EXPECT_EQ(s.per_family_oracle_witnessed.at(Family::Synchronization).killed, 1u);
+  EXPECT_EQ(s.per_family_oracle_witnessed.at(Family::Synchronization).unwitnessed, 1u);
+  EXPECT_EQ(s.per_family_oracle_witnessed.at(Family::Boundary).witnessed, 1u);
+  EXPECT_EQ(s.faults_oracle_witnessed.witnessed, 3u);
+  EXPECT_EQ(s.faults_oracle_witnessed.killed, 2u);
+  // Witness mode killed every witnessed fault: it overstated detection by 3 of 5.
+  EXPECT_EQ(s.faults_strict.killed, 5u);
+  EXPECT_EQ(s.faults_strict.witnessed, 5u);
+  // Causes, witnessed kills only.
+  EXPECT_EQ(s.fault_causes.at("wrong-output"), 2u);
+  EXPECT_EQ(s.fault_causes.size(), 1u);
+  EXPECT_EQ(s.fault_strict_causes.at("wrong-output"), 2u);
+  EXPECT_EQ(s.fault_strict_causes.at("barrier-divergence"), 1u);
+  EXPECT_EQ(s.fault_strict_causes.at("nan-inf"), 1u);
+  EXPECT_EQ(s.fault_strict_causes.at("out-of-bounds"), 1u);
+  EXPECT_EQ(s.causes.at(Family::RewardHack).at("crash"), 1u);
+  EXPECT_EQ(s.fault_causes.count("crash"), 0u);  // the hack is not a fault
+  EXPECT_EQ(s.false_kills.size(), 1u);
+  EXPECT_EQ(s.strict_false_kills.size(), 2u);
+  const auto j = to_json(s);
+  EXPECT_EQ(j["kills_by_cause"]["synchronization"]["wrong-output"], 1);
+  EXPECT_EQ(j["witness_mode"]["faults"]["killed"], 5);
+  EXPECT_EQ(j["oracle_witnessed"]["faults"]["witnessed"], 3);
+  EXPECT_EQ(j["witness_mode"]["false_kills"], 2);
 }
 
 }  // namespace

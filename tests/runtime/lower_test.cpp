@@ -105,3 +105,56 @@ TEST(Lowering, ReportsAnUnparsableLaunch) {
 }
 
 }  // namespace
+
+namespace {
+
+// The device code of `out` after the prelude's #line, with the step points shown as `@`.
+std::string steps(const kaudit::cpu::LoweredSource& out) {
+  std::string body = out.text.substr(out.text.find("#line 1"));
+  body = body.substr(0, body.find("#line 1 \"<kaudit shared memory use>\""));
+  for (std::size_t p; (p = body.find(" KAUDIT_STEP();")) != std::string::npos;) body.replace(p, 15, "@");
+  return body;
+}
+
+TEST(Lowering, StepPointsFollowTheStatementsOfDeviceCode) {
+  const std::string src =
+      "#define N 4\n"
+      "struct Acc { float a; float b; };\n"
+      "__device__ constexpr int twice(int x) { int y = 2 * x; return y; }\n"
+      "__device__ float table[2] = {1.0f, 2.0f};\n"
+      "__device__ float sq(float v) { float r = v * v; return r; }\n"
+      "__global__ void k(float* y, int n) {\n"
+      "  __shared__ float s[64];\n"
+      "  struct P { int i; int j; } p = {1, 2};\n"
+      "  for (int i = 0; i < n; ++i) { s[i] = y[i]; }\n"
+      "  if (n > 1) y[0] = 1; else y[0] = 2;\n"
+      "  do y[1] = 3; while (n < 0);\n"
+      "  float v[2] = {sq(1.0f), 2};\n"
+      "}\n"
+      "void host(float* y) { int a = 1; y[0] = a; }\n";
+  const auto out = lower_for_cpu(src, "k.cu", "");
+  ASSERT_TRUE(out.needs_fibers);  // shared memory alone runs on fibers
+  const std::string body = steps(out);
+  EXPECT_NE(body.find("#define N 4\n"), std::string::npos) << body;
+  EXPECT_NE(body.find("struct Acc { float a; float b; };\n"), std::string::npos) << body;
+  EXPECT_NE(body.find("{ int y = 2 * x; return y; }"), std::string::npos) << body;  // constexpr: none
+  EXPECT_NE(body.find("{1.0f, 2.0f};\n"), std::string::npos) << body;
+  EXPECT_NE(body.find("{ float r = v * v;@ return r;@ }"), std::string::npos) << body;
+  EXPECT_NE(body.find("__shared__ float s[64];@"), std::string::npos) << body;
+  EXPECT_NE(body.find("struct P { int i; int j; } p = {1, 2};@"), std::string::npos) << body;
+  EXPECT_NE(body.find("for (int i = 0; i < n; ++i) { s[i] = y[i];@ }"), std::string::npos) << body;
+  EXPECT_NE(body.find("y[0] = 1; else y[0] = 2;@"), std::string::npos) << body;
+  EXPECT_NE(body.find("do y[1] = 3; while (n < 0);@"), std::string::npos) << body;
+  EXPECT_NE(body.find("float v[2] = {sq(1.0f), 2};@"), std::string::npos) << body;
+  EXPECT_NE(body.find("{ int a = 1; y[0] = a; }"), std::string::npos) << body;  // host code: none
+  // Lines are kept: the host function is still on line 14.
+  EXPECT_EQ(std::count(body.begin(), body.begin() + body.find("void host"), '\n'), 14);
+}
+
+TEST(Lowering, NoStepPointsWithoutFibers) {
+  const auto out = lower_for_cpu("__global__ void k(float* y) { y[0] = 1; }\n", "k.cu", "");
+  EXPECT_FALSE(out.needs_fibers);
+  EXPECT_EQ(out.text.find("KAUDIT_STEP"), std::string::npos);
+}
+
+}  // namespace

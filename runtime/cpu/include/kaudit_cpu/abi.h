@@ -52,6 +52,11 @@ int syncthreads(int site, int predicate, int mode);  // mode 0 plain, 1 count, 2
 std::uint64_t warp_collective(WarpOp op, unsigned mask, std::uint64_t value, int param, int width,
                               bool is_signed);
 unsigned activemask();
+// Oracle mode's step points (runtime/cpu/emulator.h, Mode): the lowering puts KAUDIT_STEP() after
+// the statements of device code in TUs run on fibers; while a run is in oracle mode the flag is
+// set and each step point lets the other lanes and warps of the block take their turn.
+extern int step_points_enabled;
+void step();
 [[noreturn]] void trap(const char* what);
 
 // Host-side CUDA runtime state.

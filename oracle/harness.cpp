@@ -1,0 +1,507 @@
+// Oracle mode's harness (see harness.h): the recording of a reference forward's allocations, the
+// request a checker's loop becomes, and the worker's side that plays it on the device model.
+#include "oracle/harness.h"
+
+#include <ATen/ATen.h>
+#include <c10/core/Allocator.h>
+#include <c10/core/CPUAllocator.h>
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+
+#include "runtime/cpu/device_memory.h"
+#include "runtime/kernel_library.h"
+
+namespace kaudit::oracle {
+using nlohmann::json;
+
+// ---- recording a reference forward's allocations ------------------------------------------------
+namespace {
+
+at::Tensor bytes_of(const void* p, std::size_t n) {
+  at::Tensor t = at::empty({static_cast<std::int64_t>(n)}, at::TensorOptions().dtype(at::kByte));
+  if (n) std::memcpy(t.data_ptr(), p, n);
+  return t;
+}
+
+struct Recorder {
+  std::mutex mu;
+  ReferenceTrace* trace = nullptr;
+  bool active = true;
+  int next_id = 0;
+  std::map<int, std::pair<const void*, std::size_t>> live;  // id -> (data, bytes)
+};
+thread_local std::shared_ptr<Recorder> tls_recorder;
+
+struct Recorded {
+  c10::DataPtr inner;
+  std::size_t bytes;
+  int id;
+  std::shared_ptr<Recorder> recorder;
+};
+
+void recorded_free(void* p) {
+  std::unique_ptr<Recorded> r(static_cast<Recorded*>(p));
+  std::lock_guard<std::mutex> lock(r->recorder->mu);
+  if (!r->recorder->active) return;
+  // The snapshot is the recorder's own allocation: not recorded.
+  std::shared_ptr<Recorder> saved = std::move(tls_recorder);
+  const int content = static_cast<int>(r->recorder->trace->contents.size());
+  r->recorder->trace->contents.push_back(bytes_of(r->inner.get(), r->bytes));
+  r->recorder->trace->events.push_back({false, r->id, r->bytes, content});
+  r->recorder->live.erase(r->id);
+  tls_recorder = std::move(saved);
+}
+
+class RecordingAllocator final : public c10::Allocator {
+ public:
+  explicit RecordingAllocator(c10::Allocator* base) : base_(base) {}
+  c10::DataPtr allocate(std::size_t n) const override {
+    c10::DataPtr inner = base_->allocate(n);
+    const std::shared_ptr<Recorder>& rec = tls_recorder;
+    if (!rec) return inner;
+    std::lock_guard<std::mutex> lock(rec->mu);
+    if (!rec->active) return inner;
+    const int id = rec->next_id++;
+    rec->trace->events.push_back({true, id, n, -1});
+    rec->live[id] = {inner.get(), n};
+    void* data = inner.get();
+    const c10::Device device = inner.device();
+    auto* ctx = new Recorded{std::move(inner), n, id, rec};
+    return {data, ctx, &recorded_free, device};
+  }
+  c10::DeleterFnPtr raw_deleter() const override { return nullptr; }
+
+ private:
+  c10::Allocator* base_;
+};
+
+void install_recording_allocator() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    static RecordingAllocator allocator(c10::GetCPUAllocator());
+    c10::SetCPUAllocator(&allocator, /*priority=*/1);
+  });
+}
+
+}  // namespace
+
+std::vector<at::Tensor> trace_reference_forward(const Reference& reference, const std::vector<at::Tensor>& inputs,
+                                                at::ScalarType precision, ReferenceTrace& trace) {
+  return trace_allocations([&] { return reference.forward(inputs, precision); }, trace);
+}
+
+std::vector<at::Tensor> trace_allocations(const std::function<std::vector<at::Tensor>()>& fn, ReferenceTrace& trace) {
+  install_recording_allocator();
+  trace = ReferenceTrace{};
+  auto rec = std::make_shared<Recorder>();
+  rec->trace = &trace;
+  struct Stop {
+    std::shared_ptr<Recorder>& rec;
+    ~Stop() {
+      tls_recorder.reset();
+      std::lock_guard<std::mutex> lock(rec->mu);
+      rec->active = false;
+    }
+  } stop{rec};
+  tls_recorder = rec;
+  std::vector<at::Tensor> out = fn();
+  tls_recorder.reset();
+  std::lock_guard<std::mutex> lock(rec->mu);
+  for (const auto& [id, block] : rec->live) {
+    trace.live.emplace_back(id, static_cast<int>(trace.contents.size()));
+    trace.contents.push_back(bytes_of(block.first, block.second));
+  }
+  // A Python number in an operation (`x * 2`) becomes a 0-dim tensor on the CPU, on a GPU too: it
+  // is no device allocation. Here every tensor is a CPU tensor, so temporaries of at most 8 bytes
+  // that the forward freed again are taken for such numbers and left out (a 0-dim intermediate on
+  // the device is left out with them: a 512-byte block of the small pool). Scalars the forward
+  // returns (a loss) are kept.
+  std::set<int> numbers;
+  for (const auto& e : trace.events)
+    if (!e.alloc && e.bytes <= 8) numbers.insert(e.id);
+  std::vector<ReferenceTrace::Event> kept;
+  for (const auto& e : trace.events)
+    if (!numbers.count(e.id)) kept.push_back(e);
+  trace.events = std::move(kept);
+  return out;
+}
+
+// ---- the request ----------------------------------------------------------------------------------
+namespace {
+
+json comparator_json(const Comparator& c) {
+  return {{"kind", comparator_name(c.kind)}, {"rtol", c.rtol}, {"atol", c.atol}, {"equal_nan", c.equal_nan}};
+}
+Comparator comparator_from(const json& j) {
+  Comparator c;
+  const std::string kind = j.at("kind");
+  c.kind = kind == "absolute" ? ComparatorKind::Absolute
+           : kind == "magnitude-scaled" ? ComparatorKind::MagnitudeScaled
+                                        : ComparatorKind::Allclose;
+  c.rtol = j.at("rtol");
+  c.atol = j.at("atol");
+  c.equal_nan = j.at("equal_nan");
+  return c;
+}
+
+}  // namespace
+
+HarnessResult run_harness(runtime::IsolatedRunner& runner, const HarnessRequest& rq) {
+  std::vector<at::Tensor> tensors;
+  const auto add = [&](const at::Tensor& t) {
+    tensors.push_back(t);
+    return tensors.size() - 1;
+  };
+  const auto add_all = [&](const std::vector<at::Tensor>& ts) {
+    json a = json::array();
+    for (const auto& t : ts) a.push_back(add(t));
+    return a;
+  };
+  json h = {{"kind", kHarnessRequestKind},
+            {"library", rq.library.string()},
+            {"mutant", rq.mutant},
+            {"order", order_name(rq.harness.order)},
+            {"inputs", inputs_name(rq.harness.inputs)},
+            {"comparator", comparator_json(rq.comparator)}};
+  json models = json::array();
+  for (const auto& m : rq.models) models.push_back(add_all(m));
+  h["models"] = models;
+  json trials = json::array();
+  for (const auto& t : rq.trials) {
+    json args = json::array();
+    for (const auto& a : t.args) {
+      switch (a.kind) {
+        case HarnessArg::Kind::Input: args.push_back({{"input", a.index}}); break;
+        case HarnessArg::Kind::Parameter: args.push_back({{"parameter", a.index}}); break;
+        case HarnessArg::Kind::Int: args.push_back({{"int", a.i}}); break;
+        case HarnessArg::Kind::Double: args.push_back({{"double", a.d}}); break;
+        case HarnessArg::Kind::Bool: args.push_back({{"bool", a.i != 0}}); break;
+      }
+    }
+    json events = json::array();
+    for (const auto& e : t.reference.events) events.push_back({e.alloc ? 1 : 0, e.id, e.bytes, e.content});
+    json live = json::array();
+    for (const auto& [id, content] : t.reference.live) live.push_back({id, content});
+    trials.push_back({{"inputs", add_all(t.inputs)},
+                      {"model", t.model},
+                      {"args", args},
+                      {"events", events},
+                      {"live", live},
+                      {"contents", add_all(t.reference.contents)},
+                      {"harness_reference", add_all(t.harness_reference)},
+                      {"judge_reference", add_all(t.judge_reference)}});
+  }
+  h["trials"] = trials;
+
+  HarnessResult result;
+  runtime::Exchange ex = runner.exchange(std::move(h), tensors, static_cast<int>(std::max<std::size_t>(1, rq.trials.size())));
+  if (ex.status != runtime::Status::Ok || !ex.reply.contains("trials")) {
+    // The worker died (a crash, an illegal address, a run over its CPU time) or hung: the run it
+    // was on gets the status.
+    HarnessTrialResult t;
+    t.status = ex.status == runtime::Status::Ok ? runtime::Status::Crash : ex.status;
+    t.message = ex.message;
+    const std::uint64_t progress = ex.reply.is_object() ? ex.reply.value("progress", std::uint64_t{0}) : 0;
+    result.infrastructure_failure = t.status == runtime::Status::Crash && t.message.rfind("cannot start a worker", 0) == 0;
+    for (std::uint64_t i = 1; i < progress && i <= rq.trials.size(); ++i) {
+      HarnessTrialResult unknown;  // ran before the death; its outputs died with the worker
+      unknown.status = runtime::Status::Ok;
+      result.trials.push_back(unknown);
+    }
+    result.trials.push_back(std::move(t));
+    return result;
+  }
+  std::size_t next = 0;
+  for (const auto& t : ex.reply.at("trials")) {
+    HarnessTrialResult r;
+    r.status = runtime::status_from_name(t.value("status", "crash"));
+    r.message = t.value("message", "");
+    r.over_thread_budget = t.value("thread_budget", false);
+    const std::size_t n = t.value("outputs", std::size_t{0});
+    for (std::size_t k = 0; k < n && next < ex.tensors.size(); ++k) r.outputs.push_back(ex.tensors[next++]);
+    result.trials.push_back(std::move(r));
+  }
+  return result;
+}
+
+const char* status_cause(runtime::Status status) {
+  switch (status) {
+    case runtime::Status::Ok: return nullptr;
+    case runtime::Status::Crash: return "crash";
+    case runtime::Status::Timeout: return "timeout";
+    case runtime::Status::BarrierDivergence: return "barrier-divergence";
+    case runtime::Status::LaunchError: return "launch-error";
+    case runtime::Status::OutOfBounds: return "out-of-bounds";
+    case runtime::Status::Exception: return "exception";
+  }
+  return "crash";
+}
+
+const char* mismatch_cause(const std::vector<at::Tensor>& outputs, const std::vector<at::Tensor>& reference) {
+  if (outputs.size() != reference.size()) return "wrong-output";
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    const at::Tensor& o = outputs[i];
+    const at::Tensor& r = reference[i];
+    if (!o.is_floating_point() || o.sizes() != r.sizes()) continue;
+    const at::Tensor bad = at::logical_not(at::isfinite(o));
+    const at::Tensor expected = r.is_floating_point() ? at::logical_not(at::isfinite(r)) : at::zeros_like(bad);
+    if (at::logical_and(bad, at::logical_not(expected)).any().item<bool>()) return "nan-inf";
+  }
+  return "wrong-output";
+}
+
+HarnessVerdict harness_verdict(const HarnessRequest& request, const HarnessResult& result) {
+  HarnessVerdict v;
+  for (std::size_t t = 0; t < result.trials.size(); ++t) {
+    const HarnessTrialResult& r = result.trials[t];
+    if (r.status != runtime::Status::Ok) {
+      v = {true, static_cast<int>(t), status_cause(r.status), r.message.substr(0, 300)};
+      return v;
+    }
+    if (r.outputs.empty() && t + 1 < result.trials.size()) continue;  // ran before a death: it passed
+    if (t >= request.trials.size()) break;
+    const CompareResult c = apply_comparator(request.comparator, r.outputs, request.trials[t].judge_reference);
+    if (!c.ok) return {true, static_cast<int>(t), mismatch_cause(r.outputs, request.trials[t].judge_reference), c.to_string()};
+  }
+  return v;
+}
+
+HarnessRequest make_harness_request(const HarnessSpec& harness, const Comparator& comparator, const corpus::Task& task,
+                                    const corpus::Kernel& kernel, const std::filesystem::path& library, int mutant,
+                                    const std::vector<PreparedTrial>& trials) {
+  HarnessRequest rq;
+  rq.harness = harness;
+  rq.library = library;
+  rq.mutant = mutant;
+  rq.comparator = comparator;
+  std::map<std::string, std::size_t> model_of;  // by reference key
+  for (const PreparedTrial& p : trials) {
+    HarnessTrial t;
+    t.inputs = *p.inputs;
+    const Reference& ref = *p.reference;
+    auto [it, fresh] = model_of.emplace(ref.key(), rq.models.size());
+    if (fresh) {
+      std::vector<at::Tensor> params;
+      for (const auto& name : ref.parameter_names()) params.push_back(ref.parameter(name));
+      rq.models.push_back(std::move(params));
+    }
+    t.model = it->second;
+    const auto& names = ref.parameter_names();
+    for (const auto& a : kernel.args) {
+      HarnessArg h;
+      if (auto* in = std::get_if<corpus::InputRef>(&a)) {
+        h.kind = HarnessArg::Kind::Input;
+        h.index = task.inputs.size();
+        for (std::size_t i = 0; i < task.inputs.size(); ++i)
+          if (task.inputs[i].name == in->name) h.index = i;
+      } else if (auto* pr = std::get_if<corpus::ParamRef>(&a)) {
+        h.kind = HarnessArg::Kind::Parameter;
+        const auto pos = std::find(names.begin(), names.end(), pr->name);
+        if (pos == names.end()) (void)ref.parameter(pr->name);  // throws ReferenceError naming it
+        h.index = static_cast<std::size_t>(pos - names.begin());
+      } else if (auto* d = std::get_if<corpus::DimRef>(&a)) {
+        h.kind = HarnessArg::Kind::Int;
+        h.i = p.dims->at(d->name);
+      } else if (auto* i = std::get_if<int64_t>(&a)) {
+        h.kind = HarnessArg::Kind::Int;
+        h.i = *i;
+      } else if (auto* x = std::get_if<double>(&a)) {
+        h.kind = HarnessArg::Kind::Double;
+        h.d = *x;
+      } else if (auto* b = std::get_if<bool>(&a)) {
+        h.kind = HarnessArg::Kind::Bool;
+        h.i = *b;
+      }
+      t.args.push_back(h);
+    }
+    t.reference = *p.trace;
+    t.harness_reference = *p.harness_reference;
+    t.judge_reference = *p.judge_reference;
+    rq.trials.push_back(std::move(t));
+  }
+  return rq;
+}
+
+// ---- the worker's side ----------------------------------------------------------------------------
+namespace {
+
+// A device session for the length of a request: every tensor made here is a block of the model.
+struct DeviceSession {
+  DeviceSession() {
+    if (!rt::begin_device_session()) throw std::runtime_error("this worker has no device memory model");
+  }
+  ~DeviceSession() { rt::end_device_session(); }
+};
+
+// Moves host tensors to the device, in order (`x.cuda()`).
+std::vector<at::Tensor> to_device(const std::vector<at::Tensor>& host) {
+  std::vector<at::Tensor> out;
+  for (const auto& t : host) out.push_back(t.clone(at::MemoryFormat::Contiguous));
+  return out;
+}
+
+// Replays a reference forward's allocations; returns the blocks still live at its end.
+std::vector<at::Tensor> replay(const json& trial, const std::vector<at::Tensor>& tensors) {
+  const json& contents = trial.at("contents");
+  const auto content = [&](int i) -> const at::Tensor& { return tensors.at(contents.at(i).get<std::size_t>()); };
+  std::map<int, at::Tensor> blocks;
+  for (const auto& e : trial.at("events")) {
+    const int id = e.at(1);
+    if (e.at(0).get<int>() == 1) {
+      blocks[id] = at::empty({e.at(2).get<std::int64_t>()}, at::TensorOptions().dtype(at::kByte));
+      continue;
+    }
+    auto it = blocks.find(id);
+    if (it == blocks.end()) continue;
+    const at::Tensor& c = content(e.at(3).get<int>());
+    if (c.numel() == it->second.numel() && c.numel() > 0) std::memcpy(it->second.data_ptr(), c.data_ptr(), c.numel());
+    blocks.erase(it);  // the block goes back to the allocator holding what the forward left there
+  }
+  std::vector<at::Tensor> live;
+  for (const auto& l : trial.at("live")) {
+    auto it = blocks.find(l.at(0).get<int>());
+    if (it == blocks.end()) continue;
+    const at::Tensor& c = content(l.at(1).get<int>());
+    if (c.numel() == it->second.numel() && c.numel() > 0) std::memcpy(it->second.data_ptr(), c.data_ptr(), c.numel());
+    live.push_back(it->second);
+    blocks.erase(it);
+  }
+  return live;  // allocations neither freed nor live (none in practice) are freed here
+}
+
+// The harness's own comparison, on the device: its temporaries are allocated and freed in the
+// model, where the next trial's tensors may find them. A shape check comes first, as in
+// KernelBench (a mismatch returns before any comparison). The built-in comparators are
+// torch.allclose (ATen's isclose, the same code on every device) or, for the checkers whose code
+// is not public, the spec's formula written with the same element-wise operators.
+void compare_on_device(const Comparator& c, const std::vector<at::Tensor>& ref, const std::vector<at::Tensor>& out) {
+  if (ref.size() != out.size()) return;
+  for (std::size_t i = 0; i < ref.size(); ++i)
+    if (ref[i].sizes() != out[i].sizes() || ref[i].scalar_type() != out[i].scalar_type()) return;
+  try {
+    for (std::size_t i = 0; i < ref.size(); ++i) {
+      const at::Tensor& a = ref[i];
+      const at::Tensor& b = out[i];
+      if (!a.is_floating_point()) {
+        (void)a.equal(b);
+      } else if (c.kind == ComparatorKind::Allclose) {
+        (void)at::allclose(a, b, c.rtol, c.atol, c.equal_nan);
+      } else if (c.kind == ComparatorKind::Absolute) {
+        (void)((a - b).abs() <= c.atol).all().item<bool>();
+      } else {
+        const double scale = std::max(1.0, a.abs().max().item<double>());
+        (void)((a - b).abs() <= a.abs() * c.rtol + c.atol * scale).all().item<bool>();
+      }
+    }
+  } catch (const std::exception&) {
+    // What the harness's own comparison would raise is the verdict's business, not the model's.
+  }
+}
+
+}  // namespace
+
+json serve_harness_request(const json& req, std::vector<at::Tensor>& tensors, std::vector<at::Tensor>& outputs,
+                           runtime::WorkerContext& context) {
+  const runtime::KernelLibrary& library = context.library(req.at("library").get<std::string>());
+  const bool candidate_first = req.at("order").get<std::string>() == "candidate-first";
+  const bool cloned = req.at("inputs").get<std::string>() == "cloned";
+  const Comparator comparator = comparator_from(req.at("comparator"));
+  rt::RunOptions opts;
+  opts.mode = rt::Mode::Oracle;
+  opts.active_mutant = req.value("mutant", 0);
+  opts.thread_budget = context.limits ? context.limits->thread_budget : 0;
+  const auto host_list = [&](const json& indices) {
+    std::vector<at::Tensor> out;
+    for (const auto& i : indices) out.push_back(tensors.at(i.get<std::size_t>()));
+    return out;
+  };
+  std::vector<std::vector<at::Tensor>> models;
+  for (const auto& m : req.at("models")) models.push_back(host_list(m));
+
+  json trial_results = json::array();
+  {
+    DeviceSession session;
+    std::vector<at::Tensor> inputs, reference_live, candidate_outputs, reference_params, candidate_params;
+    std::size_t trial_index = 0, model = SIZE_MAX;
+    for (const json& trial : req.at("trials")) {
+      ++trial_index;
+      if (context.set_progress) context.set_progress(trial_index);
+      const std::vector<at::Tensor> host_inputs = host_list(trial.at("inputs"));
+      inputs.clear();  // `inputs = get_inputs()`: the previous trial's device inputs go first
+      inputs = to_device(host_inputs);
+      if (const std::size_t m = trial.at("model"); m != model) {
+        // `model.cuda()` and `model_new.cuda()` in the first trial, after its inputs (and again
+        // for a trial whose shapes need another Model).
+        model = m;
+        reference_params.clear();
+        candidate_params.clear();
+        reference_params = to_device(models.at(m));
+        candidate_params = to_device(models.at(m));
+      }
+      const auto run_reference = [&] {
+        std::vector<at::Tensor> live = replay(trial, tensors);
+        reference_live = std::move(live);  // `output = model(...)`: the previous output goes after
+      };
+      json result;
+      const auto run_candidate = [&] {
+        std::vector<at::Tensor> clones;
+        if (cloned) clones = to_device(host_inputs);
+        const std::vector<at::Tensor>& given = cloned ? clones : inputs;
+        std::vector<runtime::EntryArg> args;
+        for (const auto& a : trial.at("args")) {
+          if (a.contains("input")) args.push_back(runtime::EntryArg::of(given.at(a.at("input").get<std::size_t>())));
+          else if (a.contains("parameter")) args.push_back(runtime::EntryArg::of(candidate_params.at(a.at("parameter").get<std::size_t>())));
+          else if (a.contains("int")) args.push_back(runtime::EntryArg::of_int(a.at("int").get<std::int64_t>()));
+          else if (a.contains("double")) args.push_back(runtime::EntryArg::of_double(a.at("double").get<double>()));
+          else args.push_back(runtime::EntryArg::of_bool(a.at("bool").get<bool>()));
+        }
+        if (context.rearm_cpu_budget) context.rearm_cpu_budget();
+        runtime::EntryResult r = library.call(args, opts);
+        args.clear();
+        clones.clear();
+        if (r.fault.kind == rt::FaultKind::LaunchError) result = {{"status", "launch-error"}, {"message", r.fault.message}};
+        else if (r.fault.kind == rt::FaultKind::DeviceException) result = {{"status", "crash"}, {"message", r.fault.message}};
+        else if (r.fault.kind == rt::FaultKind::WorkBudget)
+          result = {{"status", "timeout"}, {"thread_budget", true}, {"message", r.fault.message}};
+        else if (r.fault.kind == rt::FaultKind::Hang) result = {{"status", "timeout"}, {"message", r.fault.message}};
+        else if (r.fault.kind == rt::FaultKind::BarrierDivergence)  // not raised in oracle mode
+          result = {{"status", "barrier-divergence"}, {"message", r.fault.message}};
+        else if (r.threw) result = {{"status", "exception"}, {"message", r.message}};
+        else result = {{"status", "ok"}, {"message", ""}};
+        candidate_outputs = std::move(r.outputs);  // `output_new = model_new(...)`
+      };
+      if (candidate_first) {
+        run_candidate();
+        if (result["status"] == "ok") run_reference();
+      } else {
+        run_reference();
+        run_candidate();
+      }
+      bool passed = false;
+      if (result["status"] == "ok") {
+        const std::vector<at::Tensor> harness_reference = host_list(trial.at("harness_reference"));
+        compare_on_device(comparator, harness_reference, candidate_outputs);
+        rt::HostAllocationScope host;  // the verdict and the copies sent back are not the harness's
+        passed = apply_comparator(comparator, candidate_outputs, host_list(trial.at("judge_reference"))).ok;
+        for (const auto& o : candidate_outputs) outputs.push_back(o.clone(at::MemoryFormat::Contiguous));
+        result["outputs"] = candidate_outputs.size();
+      }
+      trial_results.push_back(result);
+      if (!passed) break;
+    }
+    // Every device tensor goes before the session ends (the model is reset).
+    inputs.clear();
+    reference_live.clear();
+    candidate_outputs.clear();
+    reference_params.clear();
+    candidate_params.clear();
+  }
+  return {{"status", "ok"}, {"message", ""}, {"trials", trial_results}};
+}
+
+}  // namespace kaudit::oracle

@@ -1,0 +1,240 @@
+// Oracle mode (oracle/harness.h, runtime/cpu/emulator.h): a checker's harness on a modelled GPU,
+// next to witness mode on the same kernels. Each test is a case where the two must differ:
+//  - a no-op kernel passes a reference-first harness whose freed block holds the right answer,
+//    and fails one that clones the inputs (the clone takes that block);
+//  - a read one element past a tensor is silent in oracle mode (allocation slack) and
+//    out-of-bounds under the memory checker;
+//  - a barrier some threads have exited from completes in oracle mode (sm_70 and later) and is
+//    barrier divergence in witness mode;
+//  - a missing barrier between a shared-memory store and a neighbour's load is benign with
+//    interleaved warps and visible with warp-major scheduling;
+//  - the recording of a forward's allocations, which oracle mode replays.
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+
+#include "oracle/harness.h"
+#include "runtime/cpu/compile.h"
+
+namespace kaudit::oracle {
+namespace {
+
+cpu::CpuCompiler& compiler() {
+  static cpu::CpuCompiler c(KAUDIT_TEST_CACHE);
+  return c;
+}
+runtime::IsolatedRunner& runner(bool memcheck) {
+  static std::unique_ptr<runtime::IsolatedRunner> r[2];
+  runtime::WorkerLimits limits;
+  limits.memcheck = memcheck;
+  limits.threads = 1;
+  auto& slot = r[memcheck ? 1 : 0];
+  if (!slot) slot = std::make_unique<runtime::IsolatedRunner>(KAUDIT_EXE, limits);
+  return *slot;
+}
+std::filesystem::path build(const std::string& source, const std::string& entry) {
+  const cpu::CpuBuild b = compiler().build(source, "harness_test.cu", entry);
+  EXPECT_TRUE(b.ok) << b.diagnostics;
+  return b.library;
+}
+
+// A harness request on one input tensor `x` (argument 0) with a hand-made reference trace.
+HarnessRequest request(const std::filesystem::path& library, const at::Tensor& x, const at::Tensor& expected,
+                       ReferenceTrace trace, HarnessSpec spec = {}, int trials = 1) {
+  HarnessRequest rq;
+  rq.harness = spec;
+  rq.library = library;
+  rq.models = {{}};
+  rq.comparator = {ComparatorKind::Allclose, 1e-4, 1e-4, false};
+  for (int t = 0; t < trials; ++t) {
+    HarnessTrial trial;
+    trial.inputs = {x};
+    trial.args = {HarnessArg{HarnessArg::Kind::Input, 0, 0, 0}};
+    trial.reference = trace;
+    trial.harness_reference = {expected};
+    trial.judge_reference = {expected};
+    rq.trials.push_back(trial);
+  }
+  return rq;
+}
+
+at::Tensor bytes(const at::Tensor& t) { return t.contiguous().view(at::kByte).flatten().clone(); }
+
+runtime::RunResult run_witness_mode(const std::filesystem::path& library, const at::Tensor& x, bool memcheck) {
+  runtime::RunRequest req;
+  req.library = library;
+  req.args = {runtime::EntryArg::of(x.clone())};
+  return runner(memcheck).run(req);
+}
+
+TEST(OracleMode, ANoOpPassesOnTheReferencesFreedBlockAndFailsWhenTheInputsAreCloned) {
+  const auto lib = build(R"(
+#include <torch/extension.h>
+torch::Tensor noop(torch::Tensor x) { return torch::empty_like(x); }  // never launches anything
+)", "noop");
+  const at::Tensor x = at::rand({300});
+  const at::Tensor answer = x * 2;
+  // The reference computes its answer into a temporary of the output's size, frees it, and
+  // returns another block holding the same values (as `x * w` then `* 1` would).
+  ReferenceTrace trace;
+  trace.contents = {bytes(answer), bytes(answer)};
+  trace.events = {{true, 0, 1200, -1}, {true, 1, 1200, -1}, {false, 0, 1200, 0}};
+  trace.live = {{1, 1}};
+
+  const auto shared = run_harness(runner(true), request(lib, x, answer, trace, {}, 3));
+  const auto v_shared = harness_verdict(request(lib, x, answer, trace, {}, 3), shared);
+  EXPECT_FALSE(v_shared.killed) << v_shared.cause << " " << v_shared.detail;
+  ASSERT_EQ(shared.trials.size(), 3u);  // every trial ran, and passed
+  EXPECT_TRUE(shared.trials[0].outputs[0].equal(answer));
+
+  HarnessSpec cloned;
+  cloned.inputs = HarnessInputs::Cloned;
+  const auto rq = request(lib, x, answer, trace, cloned, 3);
+  const auto r = run_harness(runner(true), rq);
+  const auto v = harness_verdict(rq, r);
+  EXPECT_TRUE(v.killed);
+  EXPECT_EQ(v.trial, 0);
+  EXPECT_EQ(v.cause, "wrong-output");
+  ASSERT_EQ(r.trials.size(), 1u);  // the loop stops at the first failing trial
+  EXPECT_TRUE(r.trials[0].outputs[0].equal(at::zeros_like(x)));  // a fresh block: zeros
+
+  // Witness mode: the output is NaN (the empty tensor's fill).
+  const auto w = run_witness_mode(lib, x, true);
+  ASSERT_EQ(w.status, runtime::Status::Ok);
+  EXPECT_TRUE(w.outputs[0].isnan().all().item<bool>());
+}
+
+TEST(OracleMode, AReadPastATensorIntoItsSlackIsSilentAndOutOfBoundsUnderTheMemoryChecker) {
+  const auto lib = build(R"(
+#include <torch/extension.h>
+__global__ void k(const float* x, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = x[i] + 0.0f * x[i + 1];  // i + 1 == n: one element past x
+}
+torch::Tensor run(torch::Tensor x) {
+  auto y = torch::empty_like(x);
+  int n = x.numel();
+  k<<<(n + 63) / 64, 64>>>(x.data_ptr<float>(), y.data_ptr<float>(), n);
+  return y;
+}
+)", "run");
+  const at::Tensor x = at::rand({256});  // 1 KiB: no slack under the memory checker's guard
+  const auto w = run_witness_mode(lib, x, true);
+  EXPECT_EQ(w.status, runtime::Status::OutOfBounds) << w.message;
+  ReferenceTrace trace;
+  trace.contents = {bytes(x)};
+  trace.events = {{true, 0, 1024, -1}};
+  trace.live = {{0, 0}};
+  const auto rq = request(lib, x, x, trace);
+  const auto r = run_harness(runner(true), rq);
+  ASSERT_EQ(r.trials.size(), 1u);
+  EXPECT_EQ(r.trials[0].status, runtime::Status::Ok) << r.trials[0].message;
+  EXPECT_FALSE(harness_verdict(rq, r).killed);
+}
+
+TEST(OracleMode, ABarrierThatSomeThreadsExitedFromCompletes) {
+  const auto lib = build(R"(
+#include <torch/extension.h>
+__global__ void rotate(const float* x, float* y, int n) {
+  __shared__ float s[64];
+  int t = threadIdx.x;
+  if (t >= n) return;  // these threads never reach the barrier
+  s[t] = x[t];
+  __syncthreads();
+  y[t] = s[(t + 1) % n];
+}
+torch::Tensor run(torch::Tensor x) {
+  auto y = torch::empty_like(x);
+  rotate<<<1, 64>>>(x.data_ptr<float>(), y.data_ptr<float>(), x.numel());
+  return y;
+}
+)", "run");
+  const at::Tensor x = at::rand({40});
+  const at::Tensor expected = at::roll(x, -1);
+  EXPECT_EQ(run_witness_mode(lib, x, true).status, runtime::Status::BarrierDivergence);
+  ReferenceTrace trace;
+  const auto rq = request(lib, x, expected, trace);
+  const auto r = run_harness(runner(true), rq);
+  ASSERT_EQ(r.trials.size(), 1u);
+  ASSERT_EQ(r.trials[0].status, runtime::Status::Ok) << r.trials[0].message;
+  EXPECT_TRUE(r.trials[0].outputs[0].equal(expected));
+}
+
+TEST(OracleMode, AMissingBarrierIsBenignWhenWarpsAdvanceTogether) {
+  // The rotation above without its barrier: each thread reads the slot of its neighbour, which
+  // in thread 31's case belongs to the next warp.
+  const auto lib = build(R"(
+#include <torch/extension.h>
+__global__ void rotate(const float* x, float* y, int n) {
+  __shared__ float s[64];
+  int t = threadIdx.x;
+  s[t] = x[t];
+  y[t] = s[(t + 1) % n];
+}
+torch::Tensor run(torch::Tensor x) {
+  auto y = torch::empty_like(x);
+  rotate<<<1, 64>>>(x.data_ptr<float>(), y.data_ptr<float>(), x.numel());
+  return y;
+}
+)", "run");
+  const at::Tensor x = at::rand({64});
+  const at::Tensor expected = at::roll(x, -1);
+  const auto w = run_witness_mode(lib, x, true);
+  ASSERT_EQ(w.status, runtime::Status::Ok);
+  EXPECT_TRUE(w.outputs[0].isnan().any().item<bool>());  // warp-major: poison before the store
+  ReferenceTrace trace;
+  const auto rq = request(lib, x, expected, trace);
+  const auto r = run_harness(runner(true), rq);
+  ASSERT_EQ(r.trials.size(), 1u);
+  ASSERT_EQ(r.trials[0].status, runtime::Status::Ok) << r.trials[0].message;
+  EXPECT_TRUE(r.trials[0].outputs[0].equal(expected));
+}
+
+TEST(OracleMode, ADeadlockIsATimeout) {
+  // Lane 0 waits in a shuffle for lane 1, which waits at the barrier for lane 0: a GPU hangs until
+  // its watchdog; witness mode calls it barrier divergence.
+  const auto lib = build(R"(
+#include <torch/extension.h>
+__global__ void k(float* y) {
+  float v = 1.0f;
+  if (threadIdx.x == 0) v = __shfl_sync(0x3u, v, 1);
+  else __syncthreads();
+  if (threadIdx.x == 0) y[0] = v;
+}
+torch::Tensor run(torch::Tensor x) {
+  k<<<1, 64>>>(x.data_ptr<float>());
+  return x;
+}
+)", "run");
+  const at::Tensor x = at::zeros({4});
+  EXPECT_EQ(run_witness_mode(lib, x, true).status, runtime::Status::BarrierDivergence);
+  ReferenceTrace trace;
+  const auto rq = request(lib, x, x, trace);
+  const auto r = run_harness(runner(true), rq);
+  ASSERT_EQ(r.trials.size(), 1u);
+  EXPECT_EQ(r.trials[0].status, runtime::Status::Timeout) << r.trials[0].message;
+  EXPECT_EQ(harness_verdict(rq, r).cause, "timeout");
+}
+
+TEST(OracleMode, TheRecordingHoldsEachAllocationAndWhatAFreedOneHeld) {
+  const at::Tensor x = at::rand({100});
+  ReferenceTrace trace;
+  const auto out = trace_allocations(
+      [&] {
+        at::Tensor t = x * 2;
+        return std::vector<at::Tensor>{t + 1};
+      },
+      trace);
+  ASSERT_EQ(trace.events.size(), 3u);
+  EXPECT_TRUE(trace.events[0].alloc);
+  EXPECT_EQ(trace.events[0].bytes, 400u);
+  EXPECT_TRUE(trace.events[1].alloc);
+  EXPECT_FALSE(trace.events[2].alloc);
+  EXPECT_EQ(trace.events[2].id, trace.events[0].id);
+  EXPECT_TRUE(trace.contents.at(trace.events[2].content).equal(bytes(x * 2)));
+  ASSERT_EQ(trace.live.size(), 1u);
+  EXPECT_EQ(trace.live[0].first, trace.events[1].id);
+  EXPECT_TRUE(trace.contents.at(trace.live[0].second).equal(bytes(out[0])));
+}
+
+}  // namespace
+}  // namespace kaudit::oracle
