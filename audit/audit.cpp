@@ -55,6 +55,10 @@ namespace {
 // v10: oracle mode (verdicts and false kills from a model of the checker's harness on a GPU,
 // oracle witnesses), kill causes; TUs with shared memory run on fibers with step points.
 constexpr const char* kCacheVersion = "kaudit-audit-v10";
+// The oracle-mode model's own version, in the keys of what oracle mode computes (verdicts, false
+// kills, oracle witnesses) only: a change of the model re-runs those, not the witness search.
+// om1: the first model (docs/ORACLES.md, Oracle mode).
+constexpr const char* kOracleModelVersion = "om1";
 
 Outcome outcome_of(const runtime::RunResult& r) {
   if (r.over_thread_budget) return Outcome::ThreadBudget;
@@ -630,6 +634,7 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
       const oracle::OracleSpec& spec = options.oracles[o];
       std::vector<std::string> parts = member_parts;
       parts.push_back("false-kills-oracle-mode");
+      parts.push_back(kOracleModelVersion);
       parts.push_back(oracle::spec_to_json(spec).dump());
       for (const auto& cm : tp.correct_set) parts.push_back(cm.id + (cm.admitted ? "+" : "-"));
       const std::string key = cache_key(context, parts);
@@ -700,11 +705,16 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
     const auto rows_key = [&](const corpus::Kernel& k) { return cache_key(context, {"rows", k.source, legal_flags}); };
     // Oracle-mode verdicts ("verdicts") and witness-mode ones ("strict-verdicts").
     const auto verdicts_key = [&](const corpus::Kernel& k, const oracle::OracleSpec& spec, const char* mode) {
-      return cache_key(context, {mode, k.source, legal_flags, oracle::spec_to_json(spec).dump()});
+      const std::string model = std::string(mode) == "verdicts" ? kOracleModelVersion : "";
+      return cache_key(context, {mode, model, k.source, legal_flags, oracle::spec_to_json(spec).dump()});
+    };
+    const auto oracle_witnesses_key = [&](const corpus::Kernel& k) {
+      return cache_key(context, {"oracle-witnesses", kOracleModelVersion, k.source, legal_flags});
     };
     // A kernel's cached results, and per mutant what is missing.
     struct KernelCache {
-      json rows = json::object();  // mutant id -> {ran, note, row, full, ow: oracle witness, owc: its cause}
+      json rows = json::object();  // mutant id -> {ran, note, row, full}
+      json oracle_witnesses = json::object();  // mutant id -> {ow: pool index or -1, owc: cause}
       // Per oracle: mutant id -> {k: killed, c: cause}, or null for a mutant witness mode did not
       // witness (not in any denominator: no oracle-mode run is spent on it).
       std::vector<json> verdicts, strict_verdicts;
@@ -794,6 +804,7 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
         if (records.empty()) continue;
         KernelCache& kc = kernel_cache[kernel->id()];
         kc.rows = object_at(rows_key(*kernel), "mutants");
+        kc.oracle_witnesses = object_at(oracle_witnesses_key(*kernel), "mutants");
         for (const auto& spec : options.oracles) {
           kc.verdicts.push_back(object_at(verdicts_key(*kernel, spec, "verdicts"), "killed"));
           kc.strict_verdicts.push_back(object_at(verdicts_key(*kernel, spec, "strict-verdicts"), "killed"));
@@ -805,7 +816,7 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
         for (std::size_t i = 0; i < records.size(); ++i) {
           const std::string& id = records[i]->mutant.id;
           kc.row_needed[i] = !kc.rows.contains(id) || (options.full_matrix && !kc.rows[id].value("full", false));
-          kc.ow_needed[i] = !kc.rows.contains(id) || !kc.rows[id].contains("ow");
+          kc.ow_needed[i] = !kc.oracle_witnesses.contains(id);
           for (std::size_t o = 0; o < options.oracles.size(); ++o) {
             if (!kc.verdicts[o].contains(id)) kc.missing[i].push_back(o);
             if (!kc.strict_verdicts[o].contains(id)) kc.strict_missing[i].push_back(o);
@@ -861,8 +872,10 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
           a.note = c["note"];
           const std::string row = c["row"];
           for (std::size_t p = 0; p < pool.size() && p < row.size(); ++p) a.row[p] = Outcome(row[p] - 'a');
-          a.oracle_witness = c.value("ow", -1);
-          a.oracle_witness_cause = c.value("owc", "");
+        }
+        if (kc.oracle_witnesses.contains(m.id)) {
+          a.oracle_witness = kc.oracle_witnesses[m.id].value("ow", -1);
+          a.oracle_witness_cause = kc.oracle_witnesses[m.id].value("owc", "");
         }
         const auto load = [&](const json& cached, std::map<std::string, bool>& killed,
                               std::map<std::string, std::string>& cause, const std::string& oracle) {
@@ -1003,18 +1016,21 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
           out.runs += runs;
         });
         if (infra_failures.empty()) {
-          bool rows_changed = false;
+          bool rows_changed = false, ow_changed = false;
           for (std::size_t i : todo) {
             const MutantAudit& a = audits[i];
-            if (!kc.row_needed[i] && !kc.ow_needed[i]) continue;
+            if (kc.ow_needed[i]) {
+              kc.oracle_witnesses[a.scored.id] = {{"ow", a.oracle_witness}, {"owc", a.oracle_witness_cause}};
+              ow_changed = true;
+            }
+            if (!kc.row_needed[i]) continue;
             std::string row;
             for (Outcome o : a.row) row += char('a' + static_cast<int>(o));
-            const bool full = kc.row_needed[i] ? options.full_matrix : kc.rows[a.scored.id].value("full", false);
-            kc.rows[a.scored.id] = {{"ran", a.ran}, {"note", a.note}, {"row", row}, {"full", full},
-                                    {"ow", a.oracle_witness}, {"owc", a.oracle_witness_cause}};
+            kc.rows[a.scored.id] = {{"ran", a.ran}, {"note", a.note}, {"row", row}, {"full", options.full_matrix}};
             rows_changed = true;
           }
           if (rows_changed) cache_write(audit_cache, rows_key(*kernel), {{"mutants", kc.rows}});
+          if (ow_changed) cache_write(audit_cache, oracle_witnesses_key(*kernel), {{"mutants", kc.oracle_witnesses}});
           const auto store = [&](std::vector<json>& cache, const std::vector<std::vector<std::size_t>>& missing,
                                  bool strict, const char* mode) {
             for (std::size_t o = 0; o < options.oracles.size(); ++o) {
