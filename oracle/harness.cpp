@@ -37,23 +37,43 @@ struct Recorder {
 };
 thread_local std::shared_ptr<Recorder> tls_recorder;
 
+// A recorded allocation: the base allocator's block and what the recording needs at its free.
+// Kept in a table by data pointer, so that the DataPtr's context is its data (raw_allocate and
+// raw_deallocate, which oneDNN's convolutions use, need that).
 struct Recorded {
   c10::DataPtr inner;
   std::size_t bytes;
   int id;
   std::shared_ptr<Recorder> recorder;
 };
+std::mutex g_recorded_mu;
+c10::Allocator* g_base_allocator = nullptr;  // what the recording allocator wraps
+std::map<void*, Recorded>& recorded() {
+  static std::map<void*, Recorded> table;
+  return table;
+}
 
-void recorded_free(void* p) {
-  std::unique_ptr<Recorded> r(static_cast<Recorded*>(p));
-  std::lock_guard<std::mutex> lock(r->recorder->mu);
-  if (!r->recorder->active) return;
+void recorded_free(void* data) {
+  Recorded r;
+  {
+    std::lock_guard<std::mutex> lock(g_recorded_mu);
+    auto it = recorded().find(data);
+    if (it == recorded().end()) {
+      // Not recorded: a raw allocation made while nothing was recording, the base's own.
+      if (g_base_allocator && g_base_allocator->raw_deleter()) g_base_allocator->raw_deleter()(data);
+      return;
+    }
+    r = std::move(it->second);
+    recorded().erase(it);
+  }
+  std::lock_guard<std::mutex> lock(r.recorder->mu);
+  if (!r.recorder->active) return;  // r.inner frees the block on the way out
   // The snapshot is the recorder's own allocation: not recorded.
   std::shared_ptr<Recorder> saved = std::move(tls_recorder);
-  const int content = static_cast<int>(r->recorder->trace->contents.size());
-  r->recorder->trace->contents.push_back(bytes_of(r->inner.get(), r->bytes));
-  r->recorder->trace->events.push_back({false, r->id, r->bytes, content});
-  r->recorder->live.erase(r->id);
+  const int content = static_cast<int>(r.recorder->trace->contents.size());
+  r.recorder->trace->contents.push_back(bytes_of(r.inner.get(), r.bytes));
+  r.recorder->trace->events.push_back({false, r.id, r.bytes, content});
+  r.recorder->live.erase(r.id);
   tls_recorder = std::move(saved);
 }
 
@@ -63,7 +83,7 @@ class RecordingAllocator final : public c10::Allocator {
   c10::DataPtr allocate(std::size_t n) const override {
     c10::DataPtr inner = base_->allocate(n);
     const std::shared_ptr<Recorder>& rec = tls_recorder;
-    if (!rec) return inner;
+    if (!rec || !inner.get()) return inner;
     std::lock_guard<std::mutex> lock(rec->mu);
     if (!rec->active) return inner;
     const int id = rec->next_id++;
@@ -71,10 +91,13 @@ class RecordingAllocator final : public c10::Allocator {
     rec->live[id] = {inner.get(), n};
     void* data = inner.get();
     const c10::Device device = inner.device();
-    auto* ctx = new Recorded{std::move(inner), n, id, rec};
-    return {data, ctx, &recorded_free, device};
+    {
+      std::lock_guard<std::mutex> table(g_recorded_mu);
+      recorded()[data] = Recorded{std::move(inner), n, id, rec};
+    }
+    return {data, data, &recorded_free, device};
   }
-  c10::DeleterFnPtr raw_deleter() const override { return nullptr; }
+  c10::DeleterFnPtr raw_deleter() const override { return &recorded_free; }
 
  private:
   c10::Allocator* base_;
@@ -83,7 +106,8 @@ class RecordingAllocator final : public c10::Allocator {
 void install_recording_allocator() {
   static std::once_flag once;
   std::call_once(once, [] {
-    static RecordingAllocator allocator(c10::GetCPUAllocator());
+    g_base_allocator = c10::GetCPUAllocator();
+    static RecordingAllocator allocator(g_base_allocator);
     c10::SetCPUAllocator(&allocator, /*priority=*/1);
   });
 }

@@ -195,25 +195,6 @@ void hash_field(Sha256& h, std::string_view s) {
 }
 
 // The init args as Python will receive them.
-json init_args_json(const corpus::Task& task, const std::vector<double>& values) {
-  if (values.size() != task.init_inputs.size())
-    throw std::invalid_argument("task '" + task.name + "' takes " +
-                                std::to_string(task.init_inputs.size()) + " init args, got " +
-                                std::to_string(values.size()));
-  json out = json::array();
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (std::holds_alternative<double>(task.init_inputs[i])) {
-      out.push_back(values[i]);
-    } else {
-      double v = values[i];
-      if (v != std::floor(v) || std::fabs(v) > 9.007199254740992e15)
-        throw std::invalid_argument("task '" + task.name + "': init arg #" + std::to_string(i) +
-                                    " must be an integer, got " + std::to_string(v));
-      out.push_back(static_cast<int64_t>(v));
-    }
-  }
-  return out;
-}
 
 // Example inputs for the trace fallback: the small preset, with dims that are also init args set
 // to their init values so that the traced shapes agree with the Model's construction.
@@ -247,6 +228,26 @@ std::string first_error_line(const std::string& err) {
 }
 
 }  // namespace
+
+json init_args_json(const corpus::Task& task, const std::vector<double>& values) {
+  if (values.size() != task.init_inputs.size())
+    throw std::invalid_argument("task '" + task.name + "' takes " +
+                                std::to_string(task.init_inputs.size()) + " init args, got " +
+                                std::to_string(values.size()));
+  json out = json::array();
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (std::holds_alternative<double>(task.init_inputs[i])) {
+      out.push_back(values[i]);
+    } else {
+      double v = values[i];
+      if (v != std::floor(v) || std::fabs(v) > 9.007199254740992e15)
+        throw std::invalid_argument("task '" + task.name + "': init arg #" + std::to_string(i) +
+                                    " must be an integer, got " + std::to_string(v));
+      out.push_back(static_cast<int64_t>(v));
+    }
+  }
+  return out;
+}
 
 ReferenceStore::ReferenceStore(fs::path cache_dir, fs::path export_script, std::string python)
     : cache_dir_(std::move(cache_dir)),

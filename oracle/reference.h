@@ -22,6 +22,7 @@
 #include <vector>
 
 #include <ATen/core/Tensor.h>
+#include <nlohmann/json.hpp>
 
 #include "corpus/corpus.h"
 
@@ -133,6 +134,11 @@ class ReferenceStore {
   std::atomic<int> exports_{0};
   double export_timeout_s_ = 300;
 };
+
+// Model.__init__'s arguments as Python gets them (integers for dims and integer literals, reals
+// for real literals), as a JSON list. Throws std::invalid_argument for a wrong count or a
+// non-integer where an integer is due.
+nlohmann::json init_args_json(const corpus::Task& task, const std::vector<double>& values);
 
 // Where the export script is in this source tree (set at build time); installations should pass
 // their own path.

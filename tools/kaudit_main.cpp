@@ -21,6 +21,7 @@ void usage() {
       "  check [PATH] [--oracle SPEC]...  run oracle specs on the corpus kernels (false kills)\n"
       "  rules [--json]           list the mutation rule catalog\n"
       "  mutate [PATH] [--json]   generate, compile and classify every mutant (mutants.jsonl)\n"
+      "  gpu-bundle --from AUDIT_DIR --out DIR  an audit's mutants for a GPU check of oracle mode\n"
       "  worker                   (internal) serve isolated kernel runs on stdin/stdout\n\n"
       "Run `kaudit <command> --help` for the options of a command.");
 }
@@ -44,6 +45,7 @@ int main(int argc, char** argv) {
   if (cmd == "sweep") return kaudit::cli::sweep_command(args);
   if (cmd == "export") return kaudit::cli::export_command(args);
   if (cmd == "import") return kaudit::cli::import_command(args);
+  if (cmd == "gpu-bundle") return kaudit::cli::gpu_bundle_command(args);
   std::fprintf(stderr, "kaudit: unknown command '%s'\n", cmd.c_str());
   usage();
   return 2;

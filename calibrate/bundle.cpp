@@ -1,0 +1,243 @@
+#include "calibrate/bundle.h"
+
+#include <ATen/ATen.h>
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+#include "common/files.h"
+#include "common/sha256.h"
+#include "mutators/pipeline/pipeline.h"
+#include "oracle/recipes.h"
+#include "oracle/reference.h"
+#include "runtime/cpu/compile.h"
+#include "runtime/cpu/schema.h"
+
+namespace kaudit::calibrate {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+struct Chosen {
+  json row;  // the kill-matrix line
+  std::string id, kernel, family;
+};
+
+void write_text(const fs::path& path, const std::string& text) {
+  fs::create_directories(path.parent_path());
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  if (!out) throw std::runtime_error(path.string() + ": cannot write");
+}
+
+// A tensor's bytes under tensors/, named by their hash; the manifest entry that finds them.
+json put_tensor(const fs::path& out, const at::Tensor& t) {
+  const at::Tensor c = t.contiguous();
+  const std::string bytes(static_cast<const char*>(c.data_ptr()), c.nbytes());
+  const std::string name = kaudit::sha256_hex(bytes).substr(0, 24) + ".bin";
+  const fs::path file = out / "tensors" / name;
+  if (!fs::exists(file)) write_text(file, bytes);
+  return {{"file", "tensors/" + name}, {"dtype", std::string(c.dtype().name())}, {"shape", c.sizes().vec()}};
+}
+
+// The nvcc source of one build: the kernel text (a schema or a mutant), its switch as a
+// __device__ variable in device code and a host variable in host code, and the entry registered
+// as the torch operator <lib>::entry.
+std::string gpu_source(const std::string& kernel_text, const std::string& file, const std::string& entry,
+                       const std::string& lib, const std::string& what) {
+  std::ostringstream os;
+  os << "// kaudit GPU build: " << what << " (tools/gpu/calibrate.py builds it with nvcc)\n"
+     << "#include <cuda_runtime.h>\n"
+     << "__device__ int kaudit_active_mutant_d = 0;\n"
+     << "static int kaudit_active_mutant_h = 0;\n"
+     << "#ifdef __CUDA_ARCH__\n#define kaudit_active_mutant kaudit_active_mutant_d\n#else\n"
+     << "#define kaudit_active_mutant kaudit_active_mutant_h\n#endif\n"
+     << "#line 1 \"" << file << "\"\n"
+     << kernel_text << "\n#line 1 \"<kaudit gpu entry>\"\n#include \"kaudit_gpu_entry.h\"\n"
+     << "KAUDIT_GPU_ENTRY(" << entry << ", " << lib << ")\n";
+  return os.str();
+}
+
+// The CPU schema text without its switch declaration (runtime/cpu/schema.cpp puts it before a
+// `#line 1`).
+std::string schema_body(const std::string& schema) {
+  const std::string marker = "#line 1\n";
+  const auto at = schema.find(marker);
+  return at == std::string::npos ? schema : schema.substr(at + marker.size());
+}
+
+}  // namespace
+
+BundleSummary write_gpu_bundle(const corpus::Corpus& corpus, const std::vector<oracle::OracleSpec>& checks,
+                               const BundleOptions& options) {
+  BundleSummary summary;
+  // 1. The witnessed mutants of the audit, chosen.
+  const fs::path matrix = options.audit_dir / "kill-matrix.jsonl";
+  std::ifstream in(matrix);
+  if (!in) throw std::runtime_error(matrix.string() + ": cannot read (run `kaudit audit --out " +
+                                    options.audit_dir.string() + "` first)");
+  std::map<std::string, std::vector<Chosen>> by_family;
+  std::string line;
+  for (int n = 1; std::getline(in, line); ++n) {
+    if (line.empty()) continue;
+    json j = json::parse(line, nullptr, false);
+    if (j.is_discarded() || !j.is_object() || !j.contains("id"))
+      throw std::runtime_error(matrix.string() + ":" + std::to_string(n) + ": not a kill-matrix record");
+    if (!j.value("witnessed", false) || !j.value("ran", false)) continue;
+    Chosen c{j, j.at("id"), j.at("kernel"), j.at("family")};
+    by_family[c.family].push_back(std::move(c));
+  }
+  std::vector<Chosen> chosen;
+  for (auto& [family, list] : by_family) {
+    std::sort(list.begin(), list.end(), [](const Chosen& a, const Chosen& b) {
+      return kaudit::sha256_hex(a.id) < kaudit::sha256_hex(b.id);
+    });
+    const std::size_t take = family == "synchronization" ? list.size() : std::min(list.size(), options.per_family);
+    for (std::size_t i = 0; i < take; ++i) chosen.push_back(list[i]);
+  }
+  std::map<std::string, std::set<std::string>> ids_by_kernel;
+  for (const auto& c : chosen) ids_by_kernel[c.kernel].insert(c.id);
+
+  // 2. The mutants' texts (the mutation pipeline, from the NVRTC cache) and their builds.
+  std::vector<mutators::KernelSourceInfo> sources;
+  std::map<std::string, const corpus::Kernel*> kernel_of;
+  for (const auto& k : corpus.kernels) {
+    if (!ids_by_kernel.count(k.id())) continue;
+    kernel_of[k.id()] = &k;
+    sources.push_back({k.id(), fs::relative(k.cu_path, corpus.root.parent_path()).generic_string(), k.source});
+  }
+  const mutators::NvrtcCompiler nvrtc(options.cache_dir);
+  const auto pipeline = mutators::run_mutation_pipeline(sources, nvrtc, {});
+  const cpu::CpuCompiler compiler(options.cache_dir);
+  json builds = json::array(), mutants = json::array();
+  std::map<std::string, std::pair<std::string, int>> build_of;  // mutant id -> (lib, switch)
+  const auto add_build = [&](const std::string& text, const corpus::Kernel& k, const std::string& what) {
+    const std::string lib = "kaudit_" + kaudit::sha256_hex(text + k.entry).substr(0, 16);
+    const std::string file = fs::relative(k.cu_path, corpus.root.parent_path()).generic_string();
+    write_text(options.out / "builds" / (lib + ".cu"), gpu_source(text, file, k.entry, lib, what));
+    builds.push_back({{"lib", lib}, {"file", "builds/" + lib + ".cu"}, {"kernel", k.id()}, {"what", what}});
+    ++summary.builds;
+    return lib;
+  };
+  std::map<std::string, std::string> original_lib;
+  for (const auto& [kid, ids] : ids_by_kernel) {
+    const auto it = kernel_of.find(kid);
+    if (it == kernel_of.end()) {
+      summary.problems.push_back(kid + ": not in the corpus");
+      continue;
+    }
+    const corpus::Kernel& k = *it->second;
+    std::vector<const mutators::MutantRecord*> records;
+    for (const auto& r : pipeline.mutants)
+      if (r.mutant.kernel == kid && ids.count(r.mutant.id)) records.push_back(&r);
+    std::vector<cpu::SchemaEdit> edits;
+    for (const auto* r : records) {
+      auto e = mutators::switchable_edit(k.source, r->mutant.site);
+      edits.push_back({e.begin, e.end, std::move(e.replacement)});
+    }
+    const cpu::SchemaPlan plan = cpu::build_schemata(compiler, k.source, k.cu_path.string(), k.entry, edits);
+    for (const auto& s : plan.schemata) {
+      const std::string lib = add_build(schema_body(s.source), k, "schema of " + kid);
+      ++summary.schemata;
+      for (std::size_t j = 0; j < s.edits.size(); ++j) build_of[records[s.edits[j]]->mutant.id] = {lib, s.switch_value[j]};
+    }
+    for (std::size_t i : plan.standalone) build_of[records[i]->mutant.id] = {add_build(records[i]->mutant.source, k, "mutant " + records[i]->mutant.id), 0};
+    original_lib[kid] = add_build(k.source, k, "original " + kid);
+  }
+
+  // 3. Tasks: problem, Model parameters and init arguments, each check's trial inputs.
+  oracle::ReferenceStore references(options.cache_dir, oracle::default_export_script());
+  json tasks = json::object(), kernels = json::object();
+  std::set<std::string> task_names;
+  for (const auto& [kid, ids] : ids_by_kernel)
+    if (kernel_of.count(kid)) task_names.insert(kernel_of.at(kid)->task);
+  for (const auto& task : corpus.tasks) {
+    if (!task_names.count(task.name)) continue;
+    json t = {{"problem", "problems/" + task.name + ".py"}, {"inputs", json::array()}, {"checks", json::object()}};
+    for (const auto& in : task.inputs) t["inputs"].push_back(in.name);
+    write_text(options.out / "problems" / (task.name + ".py"), read_file(task.problem_py).value_or(""));
+    corpus::Assignment dims;
+    for (const auto& check : checks) {
+      json trials = json::array();
+      for (const auto& recipe : oracle::trials_for(check, task.name)) {
+        const corpus::Assignment d = oracle::dims_for(task, recipe);
+        if (!dims.empty() && d != dims)
+          throw std::runtime_error(check.name + ": trials of " + task.name + " at different shapes are not supported here");
+        dims = d;
+        json inputs = json::array();
+        for (const auto& x : oracle::make_inputs(task, recipe, d)) inputs.push_back(put_tensor(options.out, x));
+        trials.push_back({{"name", recipe.name}, {"inputs", inputs}});
+      }
+      t["checks"][check.name] = trials;
+    }
+    const std::vector<double> init = corpus::init_values(task, dims);
+    const oracle::Reference ref = references.load(task, init);
+    t["init_args"] = oracle::init_args_json(task, init);
+    json params = json::array();
+    for (const auto& name : ref.parameter_names())
+      params.push_back({{"name", name}, {"tensor", put_tensor(options.out, ref.parameter(name))}});
+    t["parameters"] = params;
+    t["dims"] = dims;
+    tasks[task.name] = t;
+    for (const auto& [kid, k] : kernel_of) {
+      if (k->task != task.name) continue;
+      json args = json::array();
+      for (const auto& a : k->args) {
+        if (auto* i = std::get_if<corpus::InputRef>(&a)) {
+          const auto pos = std::find_if(task.inputs.begin(), task.inputs.end(), [&](const auto& x) { return x.name == i->name; });
+          args.push_back({{"input", pos - task.inputs.begin()}});
+        } else if (auto* p = std::get_if<corpus::ParamRef>(&a)) {
+          args.push_back({{"param", p->name}});
+        } else if (auto* d = std::get_if<corpus::DimRef>(&a)) {
+          args.push_back({{"int", dims.at(d->name)}});
+        } else if (auto* v = std::get_if<int64_t>(&a)) {
+          args.push_back({{"int", *v}});
+        } else if (auto* x = std::get_if<double>(&a)) {
+          args.push_back({{"double", *x}});
+        } else if (auto* b = std::get_if<bool>(&a)) {
+          args.push_back({{"bool", *b}});
+        }
+      }
+      kernels[kid] = {{"task", task.name}, {"args", args}, {"original", original_lib.at(kid)}};
+    }
+  }
+
+  // 4. The mutants with their CPU verdicts.
+  for (const auto& c : chosen) {
+    const auto b = build_of.find(c.id);
+    if (b == build_of.end()) {
+      summary.problems.push_back(c.id + " (" + c.kernel + "): not regenerated by the mutation pipeline");
+      continue;
+    }
+    json m = {{"id", c.id}, {"kernel", c.kernel}, {"task", c.row.value("task", "")}, {"family", c.family},
+              {"rule", c.row.value("rule", "")}, {"lib", b->second.first}, {"switch", b->second.second},
+              {"cpu", {{"oracle_mode", c.row.value("killed_by", json::object())},
+                       {"oracle_mode_cause", c.row.value("cause", json::object())},
+                       {"witness_mode", c.row.value("witness_mode_killed_by", json::object())},
+                       {"witness_mode_cause", c.row.value("witness_mode_cause", json::object())},
+                       {"oracle_witnessed", c.row.value("oracle_witnessed", false)},
+                       {"witness_outcome", c.row.value("witness_outcome", "")}}}};
+    mutants.push_back(m);
+    ++summary.mutants;
+    ++summary.per_family[c.family];
+  }
+  json check_list = json::array();
+  for (const auto& check : checks) {
+    if (check.comparator.kind != oracle::ComparatorKind::Allclose || check.harness != oracle::HarnessSpec{})
+      throw std::runtime_error(check.name + ": the GPU replica runs KernelBench's loop (allclose, reference first, "
+                               "shared inputs) only");
+    check_list.push_back({{"name", check.name}, {"rtol", check.comparator.rtol}, {"atol", check.comparator.atol},
+                          {"reference", oracle::precision_name(check.reference)}});
+  }
+  const json manifest = {{"format", "kaudit-gpu-bundle-1"}, {"audit", options.audit_dir.string()},
+                         {"checks", check_list}, {"tasks", tasks}, {"kernels", kernels},
+                         {"builds", builds}, {"mutants", mutants}};
+  write_text(options.out / "manifest.json", manifest.dump(1) + "\n");
+  return summary;
+}
+
+}  // namespace kaudit::calibrate
