@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 #include "audit/audit.h"
@@ -55,12 +56,88 @@ const char* kHelp =
 
 std::string pct(const audit::Tally& t) { return audit::percent(t.missed(), t.witnessed); }
 
+// A per-family table over the six fault families, their sum and the reward hacks: `cells` gives
+// a row's cells after the family name, one string per column.
+template <typename Cells>
+void family_rows(std::ostringstream& os, const Cells& cells) {
+  for (auto f : mutators::kAllFamilies)
+    if (f != mutators::Family::RewardHack) os << "| " << mutators::family_name(f) << " |" << cells(f, false) << "\n";
+  os << "| **all faults** |" << cells(mutators::Family::Arithmetic, true) << "\n";
+  os << "| reward-hack |" << cells(mutators::Family::RewardHack, false) << "\n";
+}
+
+// The report's tables after the first: the second denominator, what witness mode would have
+// said, and the kills by cause.
+std::string mode_tables(const audit::AuditResult& r, const std::vector<oracle::OracleSpec>& oracles) {
+  std::ostringstream os;
+  if (r.scores.empty()) return os.str();
+  const auto header = [&](const char* first, const char* extra) {
+    os << "| " << first << " |" << extra;
+    for (const auto& o : oracles) os << " " << o.name << " |";
+    os << "\n|---|" << (std::string(extra).empty() ? "" : "---:|");
+    for (std::size_t i = 0; i < oracles.size(); ++i) os << "---:|";
+    os << "\n";
+  };
+  os << "\nOver the mutants also witnessed in oracle mode (faults that show under a checker's harness on a "
+        "GPU at all; the reference study counted only such faults): missed %.\n\n";
+  header("family", " witnessed in oracle mode |");
+  family_rows(os, [&](mutators::Family f, bool all) {
+    const auto& first = all ? r.scores[0].faults_oracle_witnessed : r.scores[0].per_family_oracle_witnessed.at(f);
+    std::string row = " " + std::to_string(first.witnessed) + " |";
+    for (const auto& s : r.scores) {
+      const auto& t = all ? s.faults_oracle_witnessed : s.per_family_oracle_witnessed.at(f);
+      row += " " + audit::percent(t.missed(), t.witnessed) + " |";
+    }
+    return row;
+  });
+  os << "\nWitness mode's verdicts on the same mutants (the strict emulator: NaN-filled outputs, the memory "
+        "checker, divergence, warp-major races; what kaudit reported before oracle mode): missed %, and in "
+        "brackets how many points of detection it credited the checker with beyond oracle mode.\n\n";
+  header("family", "");
+  family_rows(os, [&](mutators::Family f, bool all) {
+    std::string row;
+    for (const auto& s : r.scores) {
+      const auto& strict = all ? s.faults_strict : s.per_family_strict.at(f);
+      const auto& faithful = all ? s.faults : s.per_family.at(f);
+      char over[32] = "";
+      if (strict.witnessed)
+        std::snprintf(over, sizeof over, " (%+.1f)",
+                      100.0 * (double(strict.killed) - double(faithful.killed)) / double(strict.witnessed));
+      row += " " + audit::percent(strict.missed(), strict.witnessed) + over + " |";
+    }
+    return row;
+  });
+  os << "| false kills (correct set) |";
+  for (const auto& s : r.scores) os << " " << s.strict_false_kills.size() << " |";
+  os << "\n\nKills by cause, oracle mode (witnessed fault mutants; witness mode's in brackets):\n\n";
+  std::set<std::string> causes;
+  for (const auto& s : r.scores) {
+    for (const auto& [c, n] : s.fault_causes) causes.insert(c);
+    for (const auto& [c, n] : s.fault_strict_causes) causes.insert(c);
+  }
+  os << "| oracle |";
+  for (const auto& c : causes) os << " " << c << " |";
+  os << "\n|---|";
+  for (std::size_t i = 0; i < causes.size(); ++i) os << "---:|";
+  os << "\n";
+  for (const auto& s : r.scores) {
+    os << "| " << s.oracle << " |";
+    for (const auto& c : causes) {
+      const auto get = [&](const audit::CauseCounts& m) { const auto it = m.find(c); return it == m.end() ? 0 : it->second; };
+      os << " " << get(s.fault_causes) << " (" << get(s.fault_strict_causes) << ") |";
+    }
+    os << "\n";
+  }
+  return os.str();
+}
+
 // The Markdown report: one row per family, a column per oracle (missed % of witnessed).
 std::string markdown_table(const audit::AuditResult& r, const std::vector<oracle::OracleSpec>& oracles,
                            const oracle::Comparator& witness) {
   std::ostringstream os;
   const auto counts = r.pipeline.counts();
-  os << "Missed % of witnessed mutants, per family and oracle (CPU backend; oracle shape presets:";
+  os << "Missed % of witnessed mutants, per family and oracle, oracle verdicts in oracle mode (each checker's "
+        "harness modelled on a GPU: docs/ORACLES.md), witnesses in witness mode (CPU backend; oracle shape presets:";
   for (const auto& o : oracles) os << " " << o.name << "=" << o.shape_preset;
   os << "; witness tolerance allclose rtol=atol=" << witness.rtol << ").\n\n";
   os << "| family | generated | distinct | witnessed | unwitnessed |";
@@ -113,6 +190,7 @@ std::string markdown_table(const audit::AuditResult& r, const std::vector<oracle
   os << "Correct set (legality and false kills): " << kernels << " corpus kernels, " << neutral
      << " neutral variants (" << dropped << " more failed the sanity inputs and were dropped: pools.json), "
      << "the float32 reference of each task.\n";
+  os << mode_tables(r, oracles);
   return os.str();
 }
 

@@ -1,9 +1,41 @@
 // kaudit's GPU builds put this folder first on the include path: kernel sources include
-// <torch/extension.h> as KernelBench solutions do, and get libtorch's C++ API without pybind11
-// and Python.h (the entry function is registered as a torch operator instead, kaudit_gpu_entry.h),
-// which keeps a kernel build to seconds.
+// <torch/extension.h> as KernelBench solutions do, and get the part of libtorch's C++ API that host
+// wrappers use (Tensor and its methods, the factories, TORCH_CHECK, the dispatch macros, the CUDA
+// stream and error macros, the torch:: names of dtypes) without the whole API, pybind11 and
+// Python.h. The entry function is registered as a torch operator instead (kaudit_gpu_entry.h). A
+// build takes about half the time of one through <torch/extension.h> (19 s against 43 s for
+// softmax_block_smem's schema, nvcc 13.0 and libtorch 1.13's headers on the 2-core machine).
 #pragma once
-#include <torch/types.h>
+#include <ATen/Dispatch.h>
+#include <ATen/core/Tensor.h>
 #include <ATen/cuda/CUDAContext.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/empty_like.h>
+#include <ATen/ops/full.h>
+#include <ATen/ops/ones.h>
+#include <ATen/ops/zeros.h>
+#include <ATen/ops/zeros_like.h>
 #include <c10/cuda/CUDAException.h>
 #include <c10/cuda/CUDAGuard.h>
+
+namespace torch {
+using namespace at;  // torch::Tensor, torch::empty, torch::TensorOptions, torch::kFloat...
+// The dtype names <torch/types.h> adds.
+constexpr auto kUInt8 = at::kByte;
+constexpr auto kInt8 = at::kChar;
+constexpr auto kInt16 = at::kShort;
+constexpr auto kInt32 = at::kInt;
+constexpr auto kInt64 = at::kLong;
+constexpr auto kFloat16 = at::kHalf;
+constexpr auto kFloat32 = at::kFloat;
+constexpr auto kFloat64 = at::kDouble;
+constexpr auto kBFloat16 = at::kBFloat16;
+constexpr auto kU8 = kUInt8;
+constexpr auto kI8 = kInt8;
+constexpr auto kI16 = kInt16;
+constexpr auto kI32 = kInt32;
+constexpr auto kI64 = kInt64;
+constexpr auto kF16 = kFloat16;
+constexpr auto kF32 = kFloat32;
+constexpr auto kF64 = kFloat64;
+}  // namespace torch
