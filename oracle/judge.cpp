@@ -1,5 +1,7 @@
 #include "oracle/judge.h"
 
+#include "oracle/harness.h"
+
 namespace kaudit::oracle {
 
 const TrialOutcome* OracleVerdict::first_failure() const {
@@ -48,27 +50,58 @@ RecipeRun run_recipe(ReferenceStore& references, runtime::IsolatedRunner& runner
 
 OracleVerdict Judge::judge(const OracleSpec& spec, const corpus::Task& task, const corpus::Kernel& kernel,
                            const std::filesystem::path& library) {
+  // Oracle mode: the spec's trials as one run of its harness on the modelled GPU (harness.h), up
+  // to the first trial that fails; a trial whose inputs or reference cannot be had fails alone.
   OracleVerdict v;
-  const at::ScalarType precision = spec.reference == ReferencePrecision::Fp64 ? at::kDouble : at::kFloat;
-  for (const Recipe& trial : trials_for(spec, task.name)) {
-    TrialOutcome t;
-    t.trial = trial.name;
+  const bool fp64 = spec.reference == ReferencePrecision::Fp64;
+  struct Trial {
+    std::string name;
+    corpus::Assignment dims;
+    std::vector<at::Tensor> inputs, reference;
+    Reference model;
+    ReferenceTrace trace;
+  };
+  std::vector<Trial> trials;
+  for (const Recipe& recipe : trials_for(spec, task.name)) {
+    Trial t;
+    t.name = recipe.name;
     try {
-      const RecipeRun run = run_recipe(references_, runner_, task, kernel, library, trial, precision);
-      t.dims = run.dims;
-      t.status = run.result.status;
-      t.message = run.result.message;
-      if (run.result.status == runtime::Status::Ok) {
-        t.compare = apply_comparator(spec.comparator, run.result.outputs, run.reference);
-        t.passed = t.compare.ok;
-      }
+      t.dims = dims_for(task, recipe);
+      t.inputs = make_inputs(task, recipe, t.dims);
+      t.model = references_.load(task, t.dims);
+      t.reference = t.model.forward(t.inputs, fp64 ? at::kDouble : at::kFloat);
+      (void)trace_reference_forward(t.model, t.inputs, fp64 ? at::kDouble : at::kFloat, t.trace);
     } catch (const std::exception& e) {
-      t.status = runtime::Status::Exception;
-      t.message = e.what();
+      TrialOutcome o;
+      o.trial = recipe.name;
+      o.status = runtime::Status::Exception;
+      o.message = e.what();
+      v.accepted = false;
+      v.trials.push_back(std::move(o));
+      return v;
     }
-    v.accepted = v.accepted && t.passed;
-    v.trials.push_back(std::move(t));
+    trials.push_back(std::move(t));
   }
+  std::vector<PreparedTrial> prepared;
+  for (const Trial& t : trials)
+    prepared.push_back({&t.inputs, &t.dims, &t.model, &t.trace, &t.reference, &t.reference});
+  const HarnessRequest rq = make_harness_request(spec.harness, spec.comparator, task, kernel, library, 0, prepared);
+  const HarnessResult r = run_harness(runner_, rq);
+  for (std::size_t i = 0; i < r.trials.size() && i < trials.size(); ++i) {
+    TrialOutcome o;
+    o.trial = trials[i].name;
+    o.dims = trials[i].dims;
+    o.status = r.trials[i].status;
+    o.message = r.trials[i].message;
+    if (o.status == runtime::Status::Ok) {
+      o.compare = apply_comparator(spec.comparator, r.trials[i].outputs, trials[i].reference);
+      // A trial that ran before the worker died left no outputs: it passed.
+      o.passed = o.compare.ok || (r.trials[i].outputs.empty() && i + 1 < r.trials.size());
+    }
+    v.accepted = v.accepted && o.passed;
+    v.trials.push_back(std::move(o));
+  }
+  if (r.trials.empty()) v.accepted = false;
   return v;
 }
 

@@ -1,7 +1,8 @@
 // Running an oracle spec (oracle/spec.h) on one kernel variant: generate each trial's inputs, run
-// the reference at the spec's precision and the kernel in an isolated worker, apply the spec's
-// comparator. A kernel is accepted when every trial passes; a crash, timeout, divergence, launch
-// error or wrapper exception rejects it like a mismatch would.
+// the reference at the spec's precision, and the kernel in an isolated worker in oracle mode (the
+// spec's harness on the modelled GPU: oracle/harness.h), apply the spec's comparator. A kernel is
+// accepted when every trial passes; a crash, timeout, launch error or wrapper exception rejects
+// it like a mismatch would. The loop stops at the first failing trial.
 #pragma once
 #include <filesystem>
 #include <string>

@@ -148,3 +148,28 @@ TEST(OracleSpecs, PerTaskTrialsReplaceTheSharedOnesForTheirTask) {
                "  \"task_trials\": {\"relu\": [{\"distribution\": \"gauss\"}]}\n}", 6, "task_trials.relu[0]",
                "unknown distribution");
 }
+
+namespace {
+
+const char* kTail = "  \"comparator\": {\"kind\": \"allclose\", \"rtol\": 0.1},\n  \"trials\": [{}]\n}";
+
+TEST(OracleSpecs, TheHarnessDefaultsToKernelBenchsAndNamesBadValues) {
+  const auto plain = parse_spec(std::string(kHead) + kTail, "ok.json");
+  EXPECT_EQ(plain.harness.order, HarnessOrder::ReferenceFirst);
+  EXPECT_EQ(plain.harness.inputs, HarnessInputs::Shared);
+  const auto cloned = parse_spec(std::string(kHead) +
+                                     "  \"harness\": {\"order\": \"candidate-first\", \"inputs\": \"cloned\"},\n" + kTail,
+                                 "ok.json");
+  EXPECT_EQ(cloned.harness.order, HarnessOrder::CandidateFirst);
+  EXPECT_EQ(cloned.harness.inputs, HarnessInputs::Cloned);
+  EXPECT_EQ(spec_to_json(cloned)["harness"]["inputs"], "cloned");
+  expect_error(std::string(kHead) + "  \"harness\": {\"order\": \"candidate-reference-candidate\"},\n" + kTail, 4,
+               "harness.order", "not modelled");
+  expect_error(std::string(kHead) + "  \"harness\": {\"inputs\": \"copied\"},\n" + kTail, 4, "harness.inputs",
+               "\"cloned\"");
+  expect_error(std::string(kHead) + "  \"harness\": {\"threads\": 2},\n" + kTail, 4, "harness.threads",
+               "unknown field");
+  expect_error(std::string(kHead) + "  \"harness\": \"kernelbench\",\n" + kTail, 4, "harness", "must be an object");
+}
+
+}  // namespace
