@@ -58,7 +58,8 @@ constexpr const char* kCacheVersion = "kaudit-audit-v10";
 // The oracle-mode model's own version, in the keys of what oracle mode computes (verdicts, false
 // kills, oracle witnesses) only: a change of the model re-runs those, not the witness search.
 // om1: the first model (docs/ORACLES.md, Oracle mode).
-constexpr const char* kOracleModelVersion = "om1";
+// om2: step points only after statements that reach shared memory.
+constexpr const char* kOracleModelVersion = "om2";
 
 Outcome outcome_of(const runtime::RunResult& r) {
   if (r.over_thread_budget) return Outcome::ThreadBudget;

@@ -70,6 +70,35 @@ torch::Tensor run(torch::Tensor x, torch::Tensor out) {
 )";
 constexpr int kWarpShuffleRegions = 5;
 
+// A 16x16-tiled matrix product (the corpus's matmul_tiled idiom): per tile two shared stores, a
+// barrier, 16 multiply-adds from shared memory, a barrier. In oracle mode every statement of
+// device code is a step point (emulator.h, Mode), so this measures what step points cost: per
+// thread, 2 + 16 + 2 statements per tile. Counter ns_per_thread_region: per thread and tile.
+const char* kTiledMatmul = R"(
+#include <torch/extension.h>
+#define T 16
+__global__ void mm(const float* a, const float* b, float* c, int n) {
+  __shared__ float as[T][T];
+  __shared__ float bs[T][T];
+  int tx = threadIdx.x, ty = threadIdx.y;
+  int row = blockIdx.y * T + ty, col = blockIdx.x * T + tx;
+  float acc = 0.0f;
+  for (int t = 0; t < n / T; ++t) {
+    as[ty][tx] = a[row * n + t * T + tx];
+    bs[ty][tx] = b[(t * T + ty) * n + col];
+    __syncthreads();
+    for (int k = 0; k < T; ++k) acc += as[ty][k] * bs[k][tx];
+    __syncthreads();
+  }
+  c[row * n + col] = acc;
+}
+torch::Tensor run(torch::Tensor a, torch::Tensor b, torch::Tensor c) {
+  int n = a.size(0);
+  mm<<<dim3(n / T, n / T), dim3(T, T)>>>(a.data_ptr<float>(), b.data_ptr<float>(), c.data_ptr<float>(), n);
+  return c;
+}
+)";
+
 std::unique_ptr<KernelLibrary> load(const char* src) {
   static kaudit::cpu::CpuCompiler compiler(KAUDIT_BENCH_CACHE);
   auto b = compiler.build(src, "bench.cu", "run");
@@ -93,6 +122,50 @@ void run_kernel(benchmark::State& state, const KernelLibrary& lib, int64_t n, in
       benchmark::Counter(threads * regions * 1e-9, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
   state.counters["target_ns"] = target_ns;
 }
+
+// Oracle mode: blocks in order, step points on (what a harness run of the audit does).
+kaudit::rt::RunOptions oracle_mode() {
+  kaudit::rt::RunOptions o;
+  o.mode = kaudit::rt::Mode::Oracle;
+  o.serial_blocks = true;
+  return o;
+}
+
+void run_matmul(benchmark::State& state, const kaudit::rt::RunOptions& options) {
+  static auto lib = load(kTiledMatmul);
+  const int64_t n = state.range(0);
+  auto a = at::rand({n, n}), b = at::rand({n, n});
+  std::vector<EntryArg> args{EntryArg::of(a), EntryArg::of(b), EntryArg::of(at::empty({n, n}))};
+  lib->call(args, options);
+  for (auto _ : state) {
+    auto r = lib->call(args, options);
+    if (r.threw || r.fault.kind != kaudit::rt::FaultKind::None) state.SkipWithError("kernel failed");
+    benchmark::DoNotOptimize(r.outputs);
+  }
+  const double thread_tiles = double(n) * n * (n / 16) * state.iterations();
+  state.counters["ns_per_thread_region"] =
+      benchmark::Counter(thread_tiles * 1e-9, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+void BM_TiledMatmulWitnessMode(benchmark::State& state) { run_matmul(state, {}); }
+BENCHMARK(BM_TiledMatmulWitnessMode)->Arg(128)->Unit(benchmark::kMillisecond)->UseRealTime();
+void BM_TiledMatmulOracleMode(benchmark::State& state) { run_matmul(state, oracle_mode()); }
+BENCHMARK(BM_TiledMatmulOracleMode)->Arg(128)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_SharedMemoryReductionFibersOracleMode(benchmark::State& state) {
+  static auto lib = load(kReduction);
+  const int64_t n = state.range(0);
+  auto x = at::rand({n});
+  std::vector<EntryArg> args{EntryArg::of(x), EntryArg::of(at::empty({(n + 255) / 256}))};
+  lib->call(args, oracle_mode());
+  for (auto _ : state) {
+    auto r = lib->call(args, oracle_mode());
+    if (r.threw || r.fault.kind != kaudit::rt::FaultKind::None) state.SkipWithError("kernel failed");
+    benchmark::DoNotOptimize(r.outputs);
+  }
+  state.counters["ns_per_thread_region"] = benchmark::Counter(double(n) * kReductionRegions * state.iterations() * 1e-9,
+                                                              benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_SharedMemoryReductionFibersOracleMode)->Arg(1 << 18)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_ElementwisePlainLoop(benchmark::State& state) {
   static auto lib = load(kElementwise);

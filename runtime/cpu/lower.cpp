@@ -188,18 +188,72 @@ bool has_word(std::string_view text, std::string_view word) {
   return false;
 }
 
+// The names through which the TU reaches shared memory: its static `__shared__` variables, the
+// dynamic buffer (`dynamic_shared_memory`, what `extern __shared__` was lowered to), a macro that
+// names it, and pointers and references initialised or assigned from an expression that mentions
+// one of those (to a fixed point): `float* row = &tile[ty][0];`, `volatile float* v = sdata;`.
+std::vector<std::string> shared_memory_names(const std::string& text, const std::vector<bool>& code) {
+  std::vector<std::string> names = {"dynamic_shared_memory"};
+  const auto known = [&](const std::string& n) { return std::find(names.begin(), names.end(), n) != names.end(); };
+  // `__shared__ <type tokens> name[...]` (or `= ...`, `;`, and `, name2[...]` declarators).
+  for (std::size_t p = text.find("__shared__"); p != std::string::npos; p = text.find("__shared__", p + 1)) {
+    if (!code[p]) continue;
+    std::string last;
+    int depth = 0;
+    for (std::size_t k = p + 10; k < text.size(); ++k) {
+      const char ch = text[k];
+      if (ch == '(' || ch == '<') ++depth;  // __align__(16), template arguments
+      else if (ch == ')' || ch == '>') --depth;
+      else if (depth == 0 && (ch == '[' || ch == '=' || ch == ';' || ch == ',')) {
+        if (!last.empty() && !known(last)) names.push_back(last);
+        last.clear();
+        if (ch == '[' || ch == '=') {  // skip the extent or initializer to the declarator's end
+          while (k < text.size() && text[k] != ',' && text[k] != ';') ++k;
+        }
+        if (k >= text.size() || text[k] == ';') break;
+      } else if (depth == 0 && is_ident(ch) && (k == 0 || !is_ident(text[k - 1]))) {
+        std::size_t e = k;
+        while (e < text.size() && is_ident(text[e])) ++e;
+        last = text.substr(k, e - k);
+        k = e - 1;
+      }
+    }
+  }
+  // Aliases, to a fixed point.
+  static const std::regex alias(R"((?:[*&]\s*(?:const\s+|volatile\s+|__restrict__\s+)*|\bauto\s+|#define\s+)([A-Za-z_]\w*)\s*(?:=|\()([^;\n]*))");
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), alias); it != std::sregex_iterator(); ++it) {
+      const std::string name = (*it)[1].str(), rhs = (*it)[2].str();
+      if (!code[(std::size_t)it->position(1)] && text.compare((std::size_t)it->position(0), 7, "#define") != 0) continue;
+      if (known(name)) continue;
+      if (std::any_of(names.begin(), names.end(), [&](const std::string& n) { return has_word(rhs, n); })) {
+        names.push_back(name);
+        grew = true;
+      }
+    }
+  }
+  return names;
+}
+
 // Oracle mode's step points (runtime/cpu/emulator.h, Mode): ` KAUDIT_STEP();` after every `;`
-// that ends a statement in the body of a `__global__` or `__device__` function (not constexpr
-// ones), on the same line. Not inside parentheses (a `for` header), struct bodies or
-// initializers, and not before an `else` or a do-loop's `while`, which must follow their statement.
+// that ends a statement reaching shared memory (shared_memory_names) in the body of a `__global__`
+// or `__device__` function (not constexpr ones), on the same line. Between two such statements a
+// thread only touches its registers and global memory, where the order of warps matters little;
+// a statement that reads or writes shared memory is where the warps of a block must take turns.
+// Not inside parentheses (a `for` header), struct bodies or initializers, and not before an `else`
+// or a do-loop's `while`, which must follow their statement.
 void insert_step_points(std::string& text) {
   const std::vector<bool> code = code_mask(text);
   const std::vector<bool> directive = directive_mask(text, code);
   const auto live = [&](std::size_t i) { return code[i] && !directive[i]; };
+  const std::vector<std::string> shared = shared_memory_names(text, code);
   enum class Scope { Namespace, Device, Other };
   struct Level {
     Scope scope;
     int saved_paren;
+    std::size_t saved_head = 0;  // an initializer's braces are part of its statement
+    bool initializer = false;
   };
   std::vector<Level> stack;
   std::vector<std::size_t> after;  // insertion points
@@ -243,18 +297,28 @@ void insert_step_points(std::string& text) {
         const bool type_body = has_word(h, "struct") || has_word(h, "class") || has_word(h, "union") || has_word(h, "enum");
         if (!initializer && !type_body && paren == 0) scope = Scope::Device;
       }
-      stack.push_back({scope, paren});
+      const bool initializer = top == Scope::Device && scope == Scope::Other &&
+                               !(has_word(h, "struct") || has_word(h, "class") || has_word(h, "union") || has_word(h, "enum"));
+      stack.push_back({scope, paren, head_start, initializer});
       paren = 0;
       head_start = i + 1;
     } else if (ch == '}') {
+      bool initializer = false;
+      std::size_t saved_head = i + 1;
       if (!stack.empty()) {
         paren = stack.back().saved_paren;
+        initializer = stack.back().initializer;
+        saved_head = stack.back().saved_head;
         stack.pop_back();
       }
-      head_start = i + 1;
+      head_start = initializer ? saved_head : i + 1;
     } else if (ch == ';' && paren == 0) {
       const std::string w = next_word(i + 1);
-      if (top == Scope::Device && w != "else" && w != "while") after.push_back(i + 1);
+      if (top == Scope::Device && w != "else" && w != "while") {
+        const std::string statement = head(i);
+        if (std::any_of(shared.begin(), shared.end(), [&](const std::string& n) { return has_word(statement, n); }))
+          after.push_back(i + 1);
+      }
       head_start = i + 1;
     }
   }

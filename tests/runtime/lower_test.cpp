@@ -116,20 +116,23 @@ std::string steps(const kaudit::cpu::LoweredSource& out) {
   return body;
 }
 
-TEST(Lowering, StepPointsFollowTheStatementsOfDeviceCode) {
+TEST(Lowering, StepPointsFollowTheStatementsThatReachSharedMemory) {
   const std::string src =
       "#define N 4\n"
       "struct Acc { float a; float b; };\n"
       "__device__ constexpr int twice(int x) { int y = 2 * x; return y; }\n"
       "__device__ float table[2] = {1.0f, 2.0f};\n"
-      "__device__ float sq(float v) { float r = v * v; return r; }\n"
+      "__device__ float sq(float v, float* w) { float r = v * v; w[0] = r; return r; }\n"
       "__global__ void k(float* y, int n) {\n"
-      "  __shared__ float s[64];\n"
+      "  __shared__ float s[64], t[4];\n"
+      "  extern __shared__ float dyn[];\n"
       "  struct P { int i; int j; } p = {1, 2};\n"
-      "  for (int i = 0; i < n; ++i) { s[i] = y[i]; }\n"
-      "  if (n > 1) y[0] = 1; else y[0] = 2;\n"
-      "  do y[1] = 3; while (n < 0);\n"
-      "  float v[2] = {sq(1.0f), 2};\n"
+      "  for (int i = 0; i < n; ++i) { s[i] = y[i]; y[i] += 1; }\n"
+      "  if (n > 1) t[0] = 1; else t[0] = 2;\n"
+      "  do s[1] = 3; while (n < 0);\n"
+      "  float* row = &s[n];\n"
+      "  row[1] = dyn[0];\n"
+      "  float v[2] = {sq(1.0f, s), 2};\n"
       "}\n"
       "void host(float* y) { int a = 1; y[0] = a; }\n";
   const auto out = lower_for_cpu(src, "k.cu", "");
@@ -139,16 +142,20 @@ TEST(Lowering, StepPointsFollowTheStatementsOfDeviceCode) {
   EXPECT_NE(body.find("struct Acc { float a; float b; };\n"), std::string::npos) << body;
   EXPECT_NE(body.find("{ int y = 2 * x; return y; }"), std::string::npos) << body;  // constexpr: none
   EXPECT_NE(body.find("{1.0f, 2.0f};\n"), std::string::npos) << body;
-  EXPECT_NE(body.find("{ float r = v * v;@ return r;@ }"), std::string::npos) << body;
-  EXPECT_NE(body.find("__shared__ float s[64];@"), std::string::npos) << body;
-  EXPECT_NE(body.find("struct P { int i; int j; } p = {1, 2};@"), std::string::npos) << body;
-  EXPECT_NE(body.find("for (int i = 0; i < n; ++i) { s[i] = y[i];@ }"), std::string::npos) << body;
-  EXPECT_NE(body.find("y[0] = 1; else y[0] = 2;@"), std::string::npos) << body;
-  EXPECT_NE(body.find("do y[1] = 3; while (n < 0);@"), std::string::npos) << body;
-  EXPECT_NE(body.find("float v[2] = {sq(1.0f), 2};@"), std::string::npos) << body;
+  // No shared memory in sq's statements (w is a parameter): no step points.
+  EXPECT_NE(body.find("{ float r = v * v; w[0] = r; return r; }"), std::string::npos) << body;
+  EXPECT_NE(body.find("__shared__ float s[64], t[4];@"), std::string::npos) << body;
+  EXPECT_NE(body.find("struct P { int i; int j; } p = {1, 2};\n"), std::string::npos) << body;
+  EXPECT_NE(body.find("{ s[i] = y[i];@ y[i] += 1; }"), std::string::npos) << body;
+  EXPECT_NE(body.find("t[0] = 1; else t[0] = 2;@"), std::string::npos) << body;
+  // A do-loop's single statement cannot be followed by a step point (its `while` must come next).
+  EXPECT_NE(body.find("do s[1] = 3; while (n < 0);\n"), std::string::npos) << body;
+  EXPECT_NE(body.find("float* row = &s[n];@"), std::string::npos) << body;
+  EXPECT_NE(body.find("row[1] = dyn[0];@"), std::string::npos) << body;  // an alias, the dynamic buffer
+  EXPECT_NE(body.find("float v[2] = {sq(1.0f, s), 2};@"), std::string::npos) << body;
   EXPECT_NE(body.find("{ int a = 1; y[0] = a; }"), std::string::npos) << body;  // host code: none
-  // Lines are kept: the host function is still on line 14.
-  EXPECT_EQ(std::count(body.begin(), body.begin() + body.find("void host"), '\n'), 14);
+  // Lines are kept: the host function is still on line 17.
+  EXPECT_EQ(std::count(body.begin(), body.begin() + body.find("void host"), '\n'), 17);
 }
 
 TEST(Lowering, NoStepPointsWithoutFibers) {
