@@ -59,7 +59,8 @@ constexpr const char* kCacheVersion = "kaudit-audit-v10";
 // kills, oracle witnesses) only: a change of the model re-runs those, not the witness search.
 // om1: the first model (docs/ORACLES.md, Oracle mode).
 // om2: step points only after statements that reach shared memory.
-constexpr const char* kOracleModelVersion = "om2";
+// om3: step points before and after statements that may write shared memory, none at reads.
+constexpr const char* kOracleModelVersion = "om3";
 
 Outcome outcome_of(const runtime::RunResult& r) {
   if (r.over_thread_budget) return Outcome::ThreadBudget;

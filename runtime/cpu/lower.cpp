@@ -236,13 +236,66 @@ std::vector<std::string> shared_memory_names(const std::string& text, const std:
   return names;
 }
 
-// Oracle mode's step points (runtime/cpu/emulator.h, Mode): ` KAUDIT_STEP();` after every `;`
-// that ends a statement reaching shared memory (shared_memory_names) in the body of a `__global__`
-// or `__device__` function (not constexpr ones), on the same line. Between two such statements a
-// thread only touches its registers and global memory, where the order of warps matters little;
-// a statement that reads or writes shared memory is where the warps of a block must take turns.
-// Not inside parentheses (a `for` header), struct bodies or initializers, and not before an `else`
-// or a do-loop's `while`, which must follow their statement.
+// Whether a shared name occurs inside the arguments of a call in `t` (`f(s)`, `atomicAdd(&s[0],
+// v)`: the callee may write through it).
+bool shared_in_call(std::string_view t, const std::vector<std::string>& shared) {
+  std::vector<bool> calls;  // per open parenthesis: whether it opens a call's arguments
+  for (std::size_t k = 0; k < t.size(); ++k) {
+    const char ch = t[k];
+    if (ch == '(') {
+      std::size_t b = k;
+      while (b > 0 && std::isspace((unsigned char)t[b - 1])) --b;
+      calls.push_back(b > 0 && is_ident(t[b - 1]));
+    } else if (ch == ')') {
+      if (!calls.empty()) calls.pop_back();
+    } else if (is_ident(ch) && (k == 0 || !is_ident(t[k - 1]))) {
+      std::size_t e = k;
+      while (e < t.size() && is_ident(t[e])) ++e;
+      const std::string_view word = t.substr(k, e - k);
+      if (std::find(calls.begin(), calls.end(), true) != calls.end() &&
+          std::find(shared.begin(), shared.end(), word) != shared.end())
+        return true;
+      k = e - 1;
+    }
+  }
+  return false;
+}
+
+// Whether a statement (its code text) may write shared memory: it names shared memory
+// (shared_memory_names) and assigns to it (a shared name left of its first top-level `=`,
+// `+=`, ...), or passes it to a call (which may write through it: atomicAdd(&s[0], v)), or has no
+// top-level assignment at all (an increment, a declaration). `float v = s[i];` and
+// `acc += a[k] * b[k];` only read.
+bool writes_shared_memory(const std::string& statement, const std::vector<std::string>& shared) {
+  const auto names_shared = [&](std::string_view t) {
+    return std::any_of(shared.begin(), shared.end(), [&](const std::string& n) { return has_word(t, n); });
+  };
+  if (!names_shared(statement)) return false;
+  if (shared_in_call(statement, shared)) return true;
+  int depth = 0;
+  for (std::size_t k = 0; k < statement.size(); ++k) {
+    const char ch = statement[k];
+    if (ch == '(' || ch == '[' || ch == '{') ++depth;
+    else if (ch == ')' || ch == ']' || ch == '}') --depth;
+    else if (ch == '=' && depth == 0) {
+      const char prev = k > 0 ? statement[k - 1] : ' ', next = k + 1 < statement.size() ? statement[k + 1] : ' ';
+      if (next == '=' || prev == '=' || prev == '!' || ((prev == '<' || prev == '>') && !(k > 1 && statement[k - 2] == prev)))
+        continue;  // a comparison, not an assignment (`<<=` and `>>=` are assignments)
+      return names_shared(std::string_view(statement).substr(0, k));
+    }
+  }
+  return true;
+}
+
+// Oracle mode's step points (runtime/cpu/emulator.h, Mode): `KAUDIT_STEP();` before and after
+// every statement that may write shared memory (writes_shared_memory) in the body of a
+// `__global__` or `__device__` function (not constexpr ones), on the same line. A thread takes its
+// turn before such a write (so every warp has read what it was reading first) and after it (so
+// every warp has written before anyone reads on): the warps of a block advance together through
+// their writes to shared memory, as they mostly do on a GPU. Reads, register and global-memory
+// work in between run on without a turn. Not inside parentheses (a `for` header), struct bodies
+// or initializers; not after a statement an `else` or a do-loop's `while` must follow, nor
+// before one that is an `else` branch.
 void insert_step_points(std::string& text) {
   const std::vector<bool> code = code_mask(text);
   const std::vector<bool> directive = directive_mask(text, code);
@@ -256,7 +309,7 @@ void insert_step_points(std::string& text) {
     bool initializer = false;
   };
   std::vector<Level> stack;
-  std::vector<std::size_t> after;  // insertion points
+  std::vector<std::size_t> after, before;  // insertion points
   std::size_t head_start = 0;
   int paren = 0;
   const auto head = [&](std::size_t end) {
@@ -316,13 +369,24 @@ void insert_step_points(std::string& text) {
       const std::string w = next_word(i + 1);
       if (top == Scope::Device && w != "else" && w != "while") {
         const std::string statement = head(i);
-        if (std::any_of(shared.begin(), shared.end(), [&](const std::string& n) { return has_word(statement, n); }))
+        // A declaration of shared memory does nothing at run time: no turn.
+        if (!has_word(statement, "__shared__") && writes_shared_memory(statement, shared)) {
+          // Before it, where a statement may start (not an else branch), unless the statement
+          // before was such a write too (its step point is right there).
+          std::size_t start = head_start;
+          while (start < i && (!live(start) || std::isspace((unsigned char)text[start]))) ++start;
+          if (next_word(start) != "else" && (after.empty() || after.back() != head_start)) before.push_back(start);
           after.push_back(i + 1);
+        }
       }
       head_start = i + 1;
     }
   }
-  for (auto it = after.rbegin(); it != after.rend(); ++it) text.insert(*it, " KAUDIT_STEP();");
+  std::vector<std::pair<std::size_t, const char*>> inserts;
+  for (std::size_t p : after) inserts.emplace_back(p, " KAUDIT_STEP();");
+  for (std::size_t p : before) inserts.emplace_back(p, "KAUDIT_STEP(); ");
+  std::stable_sort(inserts.begin(), inserts.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (const auto& [p, what] : inserts) text.insert(p, what);
 }
 
 }  // namespace

@@ -144,18 +144,33 @@ TEST(Lowering, StepPointsFollowTheStatementsThatReachSharedMemory) {
   EXPECT_NE(body.find("{1.0f, 2.0f};\n"), std::string::npos) << body;
   // No shared memory in sq's statements (w is a parameter): no step points.
   EXPECT_NE(body.find("{ float r = v * v; w[0] = r; return r; }"), std::string::npos) << body;
-  EXPECT_NE(body.find("__shared__ float s[64], t[4];@"), std::string::npos) << body;
   EXPECT_NE(body.find("struct P { int i; int j; } p = {1, 2};\n"), std::string::npos) << body;
-  EXPECT_NE(body.find("{ s[i] = y[i];@ y[i] += 1; }"), std::string::npos) << body;
-  EXPECT_NE(body.find("t[0] = 1; else t[0] = 2;@"), std::string::npos) << body;
+  // A write to shared memory has a step point on each side; the global update after it none.
+  EXPECT_NE(body.find("{@ s[i] = y[i];@ y[i] += 1; }"), std::string::npos) << body;
+  // Not before an else branch, nor after the statement the else follows.
+  EXPECT_NE(body.find("if (n > 1) t[0] = 1; else t[0] = 2;@"), std::string::npos) << body;
   // A do-loop's single statement cannot be followed by a step point (its `while` must come next).
   EXPECT_NE(body.find("do s[1] = 3; while (n < 0);\n"), std::string::npos) << body;
-  EXPECT_NE(body.find("float* row = &s[n];@"), std::string::npos) << body;
-  EXPECT_NE(body.find("row[1] = dyn[0];@"), std::string::npos) << body;  // an alias, the dynamic buffer
-  EXPECT_NE(body.find("float v[2] = {sq(1.0f, s), 2};@"), std::string::npos) << body;
+  // Through an alias, and passed to a call; one turn between consecutive writes.
+  EXPECT_NE(body.find("@ float* row = &s[n];@\n  row[1] = dyn[0];@\n  float v[2] = {sq(1.0f, s), 2};@"),
+            std::string::npos) << body;
+  EXPECT_NE(body.find("  __shared__ float s[64], t[4];\n"), std::string::npos) << body;  // declarations: none
   EXPECT_NE(body.find("{ int a = 1; y[0] = a; }"), std::string::npos) << body;  // host code: none
   // Lines are kept: the host function is still on line 17.
   EXPECT_EQ(std::count(body.begin(), body.begin() + body.find("void host"), '\n'), 17);
+}
+
+TEST(Lowering, ReadsOfSharedMemoryTakeNoTurn) {
+  const auto out = lower_for_cpu(
+      "__global__ void k(float* y) {\n  __shared__ float a[16];\n  float acc = 0;\n"
+      "  for (int k = 0; k < 16; ++k) acc += a[k] * a[15 - k];\n  float m = a[0] > acc ? a[0] : acc;\n"
+      "  a[0] <<= 1; a[1] >>= 2;\n  y[0] = acc + m;\n}\n",
+      "k.cu", "");
+  const std::string body = steps(out);
+  EXPECT_NE(body.find("  for (int k = 0; k < 16; ++k) acc += a[k] * a[15 - k];\n"), std::string::npos) << body;
+  EXPECT_NE(body.find("  float m = a[0] > acc ? a[0] : acc;\n"), std::string::npos) << body;
+  EXPECT_NE(body.find("@ a[0] <<= 1;@ a[1] >>= 2;@"), std::string::npos) << body;  // one turn between two writes
+  EXPECT_NE(body.find("  y[0] = acc + m;\n"), std::string::npos) << body;
 }
 
 TEST(Lowering, NoStepPointsWithoutFibers) {
