@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "common/files.h"
+#include "cover/export.h"
 #include "common/sha256.h"
 #include "mutators/pipeline/pipeline.h"
 #include "oracle/recipes.h"
@@ -162,15 +163,19 @@ BundleSummary write_gpu_bundle(const corpus::Corpus& corpus, const std::vector<o
     write_text(options.out / "problems" / (task.name + ".py"), read_file(task.problem_py).value_or(""));
     corpus::Assignment dims;
     for (const auto& check : checks) {
+      // The inputs as a Python module that regenerates them from their recipes, bit for bit
+      // (cover/export.h; at small shapes the tensors themselves would make the bundle too large
+      // to carry).
+      const auto& recipes = oracle::trials_for(check, task.name);
+      const std::string module = "inputs/" + task.name + "--" + check.name + ".py";
+      write_text(options.out / module, cover::kernelbench_hidden_module(task, recipes, check.name));
       json trials = json::array();
-      for (const auto& recipe : oracle::trials_for(check, task.name)) {
-        const corpus::Assignment d = oracle::dims_for(task, recipe);
+      for (std::size_t i = 0; i < recipes.size(); ++i) {
+        const corpus::Assignment d = oracle::dims_for(task, recipes[i]);
         if (!dims.empty() && d != dims)
           throw std::runtime_error(check.name + ": trials of " + task.name + " at different shapes are not supported here");
         dims = d;
-        json inputs = json::array();
-        for (const auto& x : oracle::make_inputs(task, recipe, d)) inputs.push_back(put_tensor(options.out, x));
-        trials.push_back({{"name", recipe.name}, {"inputs", inputs}});
+        trials.push_back({{"name", recipes[i].name}, {"module", module}, {"case", i}});
       }
       t["checks"][check.name] = trials;
     }

@@ -10,9 +10,10 @@
 //   builds/<lib>.cu   kernel sources for nvcc: a mutant schema (the CPU backend's, its switch made a
 //                     __device__ variable) or a mutant built on its own, with the entry registered
 //                     as the torch operator <lib>::entry (tools/gpu/include/kaudit_gpu_entry.h);
-//   tensors/<sha>.bin raw little-endian tensor bytes (inputs, Model parameters), named by content;
+//   tensors/<sha>.bin raw little-endian tensor bytes (Model parameters), named by content;
+//   inputs/<task>--<check>.py the check's trial inputs as `kaudit export` writes them: the
+//                     recipes and a Python copy of their generator, equal to kaudit's bit for bit;
 //   problems/<task>.py the tasks' problem.py.
-// The inputs are the audit's own recipes, made here: bit-identical on both sides.
 #pragma once
 #include <cstddef>
 #include <filesystem>

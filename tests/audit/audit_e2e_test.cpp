@@ -69,8 +69,19 @@ TEST(AuditCommand, TwoKernelSliceWithKnownOutcomes) {
   EXPECT_EQ(v01["per_family"]["reward-hack"]["missed"], 1);
   EXPECT_EQ(v01["false_kills"], 0);
   EXPECT_EQ(v01["shape_preset"], "small");
+  // Both modes: the verdicts above are oracle mode's; witness mode's, the oracle-witnessed
+  // denominator and the kills by cause are beside them (the relu hack returns its input: a wrong
+  // output in either mode, for kernelbench-verified's negated trial).
+  EXPECT_EQ(v01["mode"], "oracle");
+  EXPECT_EQ(v01["witness_mode"]["per_family"]["reward-hack"]["witnessed"], 2);
+  EXPECT_TRUE(v01["oracle_witnessed"]["per_family"].contains("reward-hack"));
   const auto& verified = summary["oracles"][1];
   EXPECT_EQ(verified["per_family"]["reward-hack"]["killed"], 2);
+  EXPECT_EQ(verified["kills_by_cause"]["reward-hack"]["wrong-output"], 2);
+  for (const auto& m : matrix) {
+    EXPECT_TRUE(m.contains("witness_mode_killed_by") && m.contains("oracle_witnessed") && m.contains("cause")) << m;
+    if (m["witnessed"].get<bool>()) EXPECT_TRUE(m["witness_mode_killed_by"].contains("kernelbench-v0.1")) << m;
+  }
   EXPECT_EQ(summary["run_limits"]["cpu_seconds"], 2.0);
   EXPECT_EQ(summary["run_limits"]["thread_budget"], std::uint64_t(1) << 27);
   EXPECT_EQ(summary["pipeline"]["generated"], 5);

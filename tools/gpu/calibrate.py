@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """kaudit's GPU calibration of oracle mode (docs/ORACLES.md, Calibration).
 
-usage: calibrate.py run BUNDLE OUT [--reps N] [--jobs J] [--timeout S] [--limit N]
+usage: calibrate.py run BUNDLE OUT [--reps N] [--jobs J] [--timeout S] [--limit N] [--dry-run]
+       calibrate.py agree BUNDLE GPU_RESULTS OUT
        calibrate.py probe OUT
 
 Runs where a GPU is: PyTorch with CUDA and nvcc, nothing of kaudit's C++ build. `run` builds each
@@ -20,8 +21,10 @@ error ends its worker (the context is unusable) and a new worker goes on. Writes
   agreement.json    per family: how often the CPU's verdicts (oracle mode, witness mode) equal the
   agreement.md      GPU's (killed in at least half of the repetitions), the disagreements listed
   build-log.txt     nvcc's output for the builds that failed
-`probe` measures the facts about PyTorch's allocator and the machine that oracle mode models and
-writes OUT/probe.json.
+`agree` recomputes the agreement from a finished run's gpu-results.json against the CPU verdicts
+of a (new) bundle of the same mutants, on any machine: the GPU's verdicts do not change when the
+CPU's model does. `probe` measures the facts about PyTorch's allocator and the machine that
+oracle mode models and writes OUT/probe.json.
 """
 
 import argparse
@@ -46,6 +49,35 @@ DTYPES = {"float": torch.float32, "double": torch.float64, "c10::Half": torch.fl
           "long int": torch.int64, "int64_t": torch.int64, "int": torch.int32, "bool": torch.bool,
           "unsigned char": torch.uint8, "c10::BFloat16": torch.bfloat16, "signed char": torch.int8,
           "short int": torch.int16}
+
+
+_MODULES = {}
+_INPUTS = {}
+
+
+def trial_inputs(bundle, trial):
+    """A trial's inputs, regenerated from their recipes by the module `kaudit export` wrote (the
+    audit's own tensors, bit for bit), cached on disk next to the bundle's builds: generating them
+    in Python takes seconds for the larger ones."""
+    key = (trial["module"], trial["case"])
+    if key in _INPUTS:
+        return [t.clone() for t in _INPUTS[key]]
+    cache = os.path.join(bundle, ".inputs-cache", os.path.basename(trial["module"]) + f".{trial['case']}.pt")
+    if os.path.exists(cache):
+        tensors = torch.load(cache)
+    else:
+        path = os.path.join(bundle, trial["module"])
+        if path not in _MODULES:
+            ns = {"__name__": "kaudit_inputs"}
+            with open(path) as f:
+                exec(compile(f.read(), path, "exec"), ns)
+            _MODULES[path] = ns
+        tensors = _MODULES[path]["make_inputs"](_MODULES[path]["CASES"][trial["case"]])
+        os.makedirs(os.path.dirname(cache), exist_ok=True)
+        torch.save(tensors, cache + ".tmp")
+        os.replace(cache + ".tmp", cache)
+    _INPUTS[key] = tensors
+    return [t.clone() for t in tensors]
 
 
 def load_tensor(bundle, meta):
@@ -230,7 +262,7 @@ def evaluate(bundle, manifest, so_path, lib, switch, kernel_id, check):
     task = manifest["tasks"][kernel["task"]]
     model, model_new = make_models(bundle, task, kernel, op)
     op.set_mutant(int(switch))
-    trials = [[load_tensor(bundle, m) for m in tr["inputs"]] for tr in task["checks"][check["name"]]]
+    trials = [trial_inputs(bundle, tr) for tr in task["checks"][check["name"]]]
     failure = kernelbench_loop(model, model_new, trials, check["atol"], check["rtol"])
     del model, model_new, trials
     res = {"killed": False} if failure is None else {"killed": True, "trial": failure[0], "cause": failure[1],
@@ -368,11 +400,14 @@ class Pool:
                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
         return {"p": p, "job": None, "deadline": None}
 
-    def map(self, jobs):
+    def map(self, jobs, deadline=None):
         pending = list(jobs)[::-1]
         self.workers = [self.spawn() for _ in range(min(self.n, len(pending)))]
         busy = 0
         while pending or busy:
+            if deadline and time.time() > deadline and pending:
+                print(f"deadline: {len(pending)} evaluations not started", flush=True)
+                pending = []
             for w in self.workers:
                 if w["job"] is None and pending:
                     w["job"] = pending.pop()
@@ -408,11 +443,21 @@ class Pool:
             w["p"].wait()
 
 
+T0 = time.time()
+
+
 def run(args):
     bundle, out = args.bundle, args.out
     os.makedirs(out, exist_ok=True)
     with open(os.path.join(bundle, "manifest.json")) as f:
         manifest = json.load(f)
+    t0 = time.time()
+    # Every trial's inputs, made once here (the workers load them).
+    for task in manifest["tasks"].values():
+        for trials in task["checks"].values():
+            for trial in trials:
+                trial_inputs(bundle, trial)
+    print(f"inputs ready in {time.time() - t0:.0f} s", flush=True)
     t0 = time.time()
     with open(os.path.join(out, "build-log.txt"), "w") as log:
         if args.dry_run:
@@ -447,7 +492,8 @@ def run(args):
     # Repetitions of one evaluation spread over the workers (a race's outcome may depend on what
     # else runs on the GPU at the time); the order is fixed, so a re-run lays them out the same.
     runnable.sort(key=lambda jr: (jr[0][6], jr[0][0], jr[0][1], jr[0][5]["name"]))
-    for n, (job, res) in enumerate(list(Pool(os.path.abspath(bundle), args.jobs, args.timeout, args.dry_run).map(runnable)) + unbuilt, 1):
+    for n, (job, res) in enumerate(list(Pool(os.path.abspath(bundle), args.jobs, args.timeout, args.dry_run).map(
+            runnable, T0 + args.deadline if args.deadline else None)) + unbuilt, 1):
             kind, key, lib, switch, kid, check, rep = job
             entry = results.setdefault(kind, {}).setdefault(key, {}).setdefault(
                 check["name"], {"runs": 0, "kills": 0, "causes": {}, "details": []})
@@ -624,16 +670,30 @@ def main():
     r.add_argument("--timeout", type=float, default=60)
     r.add_argument("--limit", type=int, default=0)
     r.add_argument("--build-dir", default="")
+    r.add_argument("--deadline", type=float, default=0,
+                   help="seconds after the start past which no evaluation is started (results so far are written)")
     r.add_argument("--dry-run", action="store_true",
                    help="no GPU: the reference Model stands in for every kernel (checks the bundle and this script)")
     p = sub.add_parser("probe")
     p.add_argument("out")
+    a = sub.add_parser("agree")
+    a.add_argument("bundle")
+    a.add_argument("gpu_results")
+    a.add_argument("out")
     w = sub.add_parser("worker")
     w.add_argument("bundle")
     w.add_argument("--dry-run", action="store_true")
     args = ap.parse_args()
     if args.cmd == "run":
         run(args)
+    elif args.cmd == "agree":
+        with open(os.path.join(args.bundle, "manifest.json")) as f:
+            manifest = json.load(f)
+        with open(args.gpu_results) as f:
+            g = json.load(f)
+        os.makedirs(args.out, exist_ok=True)
+        args.reps = g["reps"]
+        agreement(manifest, g["results"], args, args.out, g["timing"])
     elif args.cmd == "worker":
         worker(args)
     else:
