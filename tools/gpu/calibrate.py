@@ -367,6 +367,11 @@ def worker(args):
         global DRY_RUN
         DRY_RUN = True
         dry_run_patches()
+    else:
+        torch.cuda.init()
+        torch.empty(1, device="cuda")  # the context exists before the first job's clock starts
+    sys.stdout.write("ready\n")
+    sys.stdout.flush()
     checks = {c["name"]: c for c in manifest["checks"]}
     for line in sys.stdin:
         job = json.loads(line)
@@ -395,14 +400,22 @@ class Pool:
         self.workers = []
 
     def spawn(self):
+        """A new worker; its jobs' clocks start once it has said it is ready (importing torch and
+        making a CUDA context take seconds, more while 16 workers start at once)."""
         p = subprocess.Popen([sys.executable, os.path.abspath(__file__), "worker", self.bundle] +
                              (["--dry-run"] if self.dry_run else []),
                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+        ready = p.stdout.readline().strip() == "ready"
+        if not ready:
+            p.kill()
+            p.wait()
+            raise RuntimeError("a worker did not start")
         return {"p": p, "job": None, "deadline": None}
 
     def map(self, jobs, deadline=None):
         pending = list(jobs)[::-1]
-        self.workers = [self.spawn() for _ in range(min(self.n, len(pending)))]
+        with concurrent.futures.ThreadPoolExecutor(max_workers=self.n) as ex:  # they start side by side
+            self.workers = list(ex.map(lambda _: self.spawn(), range(min(self.n, len(pending)))))
         busy = 0
         while pending or busy:
             if deadline and time.time() > deadline and pending:
