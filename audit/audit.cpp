@@ -861,7 +861,12 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
       for (std::size_t i = 0; i < records.size(); ++i) {
         const auto& m = records[i]->mutant;
         MutantAudit& a = audits[i];
-        a.scored = {m.id, task.name, kernel->id(), m.site.rule, m.site.family, false, {}};
+        a.scored = ScoredMutant{};
+        a.scored.id = m.id;
+        a.scored.task = task.name;
+        a.scored.kernel = kernel->id();
+        a.scored.rule = m.site.rule;
+        a.scored.family = m.site.family;
         a.file = m.site.file;
         a.range = std::to_string(m.site.begin_pos.line) + ":" + std::to_string(m.site.begin_pos.column) + "-" +
                   std::to_string(m.site.end_pos.line) + ":" + std::to_string(m.site.end_pos.column);

@@ -691,8 +691,11 @@ def main():
     p.add_argument("out")
     a = sub.add_parser("agree")
     a.add_argument("bundle")
-    a.add_argument("gpu_results")
+    a.add_argument("gpu_results", nargs="+", help="one or more gpu-results.json; their repetitions are pooled")
     a.add_argument("out")
+    a.add_argument("--timeouts-only-if-all", action="store_true",
+                   help="drop timed-out repetitions unless every repetition of that mutant and check timed out "
+                        "(a hang); for runs whose workers timed out while starting")
     w = sub.add_parser("worker")
     w.add_argument("bundle")
     w.add_argument("--dry-run", action="store_true")
@@ -702,11 +705,34 @@ def main():
     elif args.cmd == "agree":
         with open(os.path.join(args.bundle, "manifest.json")) as f:
             manifest = json.load(f)
-        with open(args.gpu_results) as f:
-            g = json.load(f)
+        pooled, timing, reps = {}, None, 0
+        for path in args.gpu_results:
+            with open(path) as f:
+                g = json.load(f)
+            timing = timing or g["timing"]
+            reps += g["reps"]
+            for kind, per_key in g["results"].items():
+                for key, per_check in per_key.items():
+                    for check, e in per_check.items():
+                        t = pooled.setdefault(kind, {}).setdefault(key, {}).setdefault(
+                            check, {"runs": 0, "kills": 0, "causes": {}, "details": []})
+                        t["runs"] += e["runs"]
+                        t["kills"] += e["kills"]
+                        for c, n in e["causes"].items():
+                            t["causes"][c] = t["causes"].get(c, 0) + n
+                        t["details"] += e["details"][: 2 - len(t["details"])]
+        if args.timeouts_only_if_all:
+            for per_key in pooled.values():
+                for per_check in per_key.values():
+                    for t in per_check.values():
+                        n = t["causes"].get("timeout", 0)
+                        if n and n < t["runs"]:
+                            t["runs"] -= n
+                            t["kills"] -= n
+                            del t["causes"]["timeout"]
         os.makedirs(args.out, exist_ok=True)
-        args.reps = g["reps"]
-        agreement(manifest, g["results"], args, args.out, g["timing"])
+        args.reps = f"{reps} (pooled over {len(args.gpu_results)} runs; counted per mutant and check)"
+        agreement(manifest, pooled, args, args.out, timing)
     elif args.cmd == "worker":
         worker(args)
     else:
