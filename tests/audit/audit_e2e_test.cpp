@@ -80,7 +80,9 @@ TEST(AuditCommand, TwoKernelSliceWithKnownOutcomes) {
   EXPECT_EQ(verified["kills_by_cause"]["reward-hack"]["wrong-output"], 2);
   for (const auto& m : matrix) {
     EXPECT_TRUE(m.contains("witness_mode_killed_by") && m.contains("oracle_witnessed") && m.contains("cause")) << m;
-    if (m["witnessed"].get<bool>()) EXPECT_TRUE(m["witness_mode_killed_by"].contains("kernelbench-v0.1")) << m;
+    if (m["witnessed"].get<bool>()) {
+      EXPECT_TRUE(m["witness_mode_killed_by"].contains("kernelbench-v0.1")) << m;
+    }
   }
   EXPECT_EQ(summary["run_limits"]["cpu_seconds"], 2.0);
   EXPECT_EQ(summary["run_limits"]["thread_budget"], std::uint64_t(1) << 27);
