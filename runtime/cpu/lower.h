@@ -4,8 +4,10 @@
 //  - `callee<<<grid, block[, smem[, stream]]>>>(args)` becomes a kaudit::launch_kernel call;
 //  - `extern __shared__ T name[];` becomes a pointer to the block's dynamic shared memory;
 //  - `static __shared__` loses its `static` (the prelude's __shared__ already has it);
-//  - the TU is marked as needing fibers when it uses barriers or warp collectives, and with
-//    whether it declares static or dynamic shared memory;
+//  - the TU is marked as needing fibers when it uses barriers, warp collectives or shared memory,
+//    and with whether it declares static or dynamic shared memory;
+//  - in a TU that needs fibers, oracle mode's step points (`KAUDIT_STEP();`, no-ops in witness
+//    mode) go before and after each statement of device code that may write shared memory;
 //  - an `extern "C" kaudit_invoke` shim calling the binding's entry function is appended.
 #pragma once
 #include <string>
