@@ -60,7 +60,7 @@ constexpr const char* kCacheVersion = "kaudit-audit-v10";
 // om1: the first model (docs/ORACLES.md, Oracle mode).
 // om2: step points only after statements that reach shared memory.
 // om3: step points before and after statements that may write shared memory, none at reads.
-constexpr const char* kOracleModelVersion = "om3";
+constexpr const char* kOracleModelVersion = "om8";
 
 Outcome outcome_of(const runtime::RunResult& r) {
   if (r.over_thread_budget) return Outcome::ThreadBudget;

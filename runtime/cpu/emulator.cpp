@@ -190,6 +190,12 @@ class BlockScheduler {
   void run(const LaunchSpec& spec, RunThreadFn fn, void* launch, const ThreadCtx& proto, bool reversed,
            unsigned stack_bytes, bool oracle);
 
+  // Oracle mode: a lane reached a step point of `kind` (rt::StepKind), which decides what the
+  // pass costs the warp's clock (run_clocked).
+  void note_step(int kind) {
+    if (kind == kStepGlobalLoad) pass_loads_ = true;
+    else pass_cost_ = 1;
+  }
   // Called on a CUDA thread's fiber when it waits (barrier, warp collective).
   void yield(FiberThread& t) {
     switch_from(t);
@@ -260,6 +266,21 @@ class BlockScheduler {
   // Kept with the lanes' states, so a check for a complete collective reads three words instead
   // of 32 lane records (it runs after every pass).
   static constexpr int kMaxWarps = 1024 / 32;
+  // Oracle mode's clocks (docs/ORACLES.md, "Races"), in units of one statement that touches
+  // shared memory: a pass that ended at a shared-memory step point costs 1; one that ended at a
+  // collective, a barrier or the exit costs nothing; one that ended before a global load waits
+  // for the load, which takes kLoadLatency and returns in issue order, one warp's load every
+  // kLoadInterval (the warp with the earliest clock issues first).
+  static constexpr std::uint64_t kLoadLatency = 8;
+  static constexpr std::uint64_t kLoadInterval = 3;
+  std::uint64_t clock_[kMaxWarps] = {};
+  std::uint64_t last_return_ = 0;  // when the block's last load returned
+  bool blocked_[kMaxWarps] = {};  // no ready lane at its last pass (until a barrier or collective completes)
+  int pass_cost_ = 0;
+  bool pass_loads_ = false;
+  // Oracle mode's schedule: runs the warp with the earliest clock (the lowest index on a tie) one
+  // pass, until no warp has a ready lane; true if any lane ran or a collective completed.
+  bool run_clocked(int nwarps, std::string& divergence);
   unsigned arrived_[kMaxWarps] = {}, needed_[kMaxWarps] = {}, exited_[kMaxWarps] = {};
 };
 
@@ -338,6 +359,9 @@ void BlockScheduler::run(const LaunchSpec& spec, RunThreadFn fn, void* launch, c
   std::fill(arrived_, arrived_ + kMaxWarps, 0u);
   std::fill(needed_, needed_ + kMaxWarps, 0u);
   std::fill(exited_, exited_ + kMaxWarps, 0u);
+  std::fill(clock_, clock_ + kMaxWarps, 0u);
+  last_return_ = 0;
+  std::fill(blocked_, blocked_ + kMaxWarps, false);
   std::string divergence;
   BlockScheduler* saved = tls_scheduler;
   tls_scheduler = this;
@@ -345,19 +369,16 @@ void BlockScheduler::run(const LaunchSpec& spec, RunThreadFn fn, void* launch, c
   // collectives) before the next warp starts, like independent warps on a GPU. A missing or
   // warp-scoped barrier then lets one warp read shared memory another warp has not written yet
   // (poison), deterministically.
-  // Oracle mode: round robin. Each round gives every warp one pass, in which each ready lane runs
-  // to its next step point (a statement's end: the lowering inserts them), barrier or collective,
-  // so the warps of a block advance together.
+  // Oracle mode: clocked (run_clocked). The warp with the earliest clock runs one pass, in which
+  // each ready lane runs to its next step point (the lowering puts them before statements that
+  // touch shared memory or load from global memory, and after shared-memory writes), barrier or
+  // collective; the pass advances its clock. Warps advance together through shared-memory work
+  // and drift apart by the order in which their global loads return.
   for (;;) {
-    bool progressed = false;
-    for (int wk = 0; wk < nwarps && divergence.empty(); ++wk) {
+    bool progressed = oracle_ && run_clocked(nwarps, divergence);
+    for (int wk = 0; !oracle_ && wk < nwarps && divergence.empty(); ++wk) {
       const int w = reversed ? nwarps - 1 - wk : wk;
       const std::size_t first = (std::size_t)w * 32, count = std::min<std::size_t>(32, n_ - first);
-      if (oracle_) {
-        progressed |= run_pass(first, count, reversed);
-        progressed |= try_complete_warp(w, divergence);
-        continue;
-      }
       for (bool again = true; again && divergence.empty();) {
         progressed |= run_pass(first, count, reversed);
         again = try_complete_warp(w, divergence);
@@ -368,8 +389,14 @@ void BlockScheduler::run(const LaunchSpec& spec, RunThreadFn fn, void* launch, c
     for (std::size_t i = 0; i < n_ && all_exited; ++i) all_exited = threads_[i]->state == ThreadState::Exited;
     if (all_exited) break;
     for (int w = 0; w < nwarps && divergence.empty(); ++w) progressed |= try_complete_warp(w, divergence);
-    if (divergence.empty()) progressed |= try_release_barrier(divergence);
+    if (divergence.empty() && try_release_barrier(divergence)) {
+      progressed = true;
+      // The barrier lets every warp go at the time the last one arrived.
+      const std::uint64_t at = *std::max_element(clock_, clock_ + nwarps);
+      std::fill(clock_, clock_ + nwarps, at);
+    }
     if (!divergence.empty()) break;
+    std::fill(blocked_, blocked_ + nwarps, false);
     if (!progressed) {
       divergence = describe_deadlock();
       break;
@@ -391,6 +418,35 @@ void BlockScheduler::run(const LaunchSpec& spec, RunThreadFn fn, void* launch, c
                  kCudaLaunchFailure);
     reset_fibers();
   }
+}
+
+bool BlockScheduler::run_clocked(int nwarps, std::string& divergence) {
+  bool progressed = false;
+  for (;;) {
+    int w = -1;
+    for (int k = 0; k < nwarps; ++k)
+      if (!blocked_[k] && (w < 0 || clock_[k] < clock_[w])) w = k;
+    if (w < 0) break;
+    const std::size_t first = (std::size_t)w * 32, count = std::min<std::size_t>(32, n_ - first);
+    pass_cost_ = 0;
+    pass_loads_ = false;
+    if (!run_pass(first, count, false)) {
+      blocked_[w] = true;
+    } else {
+      progressed = true;
+      if (pass_loads_) {
+        clock_[w] = last_return_ = std::max(clock_[w] + kLoadLatency, last_return_ + kLoadInterval);
+      } else {
+        clock_[w] += (std::uint64_t)pass_cost_;
+      }
+    }
+    if (try_complete_warp(w, divergence)) {
+      progressed = true;
+      blocked_[w] = false;
+    }
+    if (!divergence.empty()) break;
+  }
+  return progressed;
 }
 
 bool BlockScheduler::run_pass(std::size_t first, std::size_t count, bool reversed) {
@@ -706,11 +762,14 @@ std::uint64_t warp_collective(WarpOp op, unsigned mask, std::uint64_t value, int
 
 int step_points_enabled = 0;
 
-void step() {
+void step(int kind) {
   ThreadCtx* c = tls_ctx;
   if (!c || !c->fiber_thread || !tls_scheduler) return;  // host code, or a plain block
-  // The lane stays ready: the pass goes on to the next lane, and this one resumes next round.
-  tls_scheduler->yield(*static_cast<FiberThread*>(c->fiber_thread));
+  // The lane stays ready: the pass goes on to the next lane, and this one resumes at the warp's
+  // next pass.
+  FiberThread& t = *static_cast<FiberThread*>(c->fiber_thread);
+  tls_scheduler->note_step(kind);
+  tls_scheduler->yield(t);
 }
 
 unsigned activemask() {

@@ -1,6 +1,7 @@
 #include "runtime/cpu/lower.h"
 
 #include <algorithm>
+#include <cstring>
 #include <iterator>
 #include <cctype>
 #include <regex>
@@ -188,6 +189,29 @@ bool has_word(std::string_view text, std::string_view word) {
   return false;
 }
 
+// Adds to `names`, to a fixed point, the pointers, references and macros initialised or assigned
+// from an expression that mentions one of them (`float* row = &tile[ty][0];`, `auto p = x + i;`),
+// except those in `excluded`.
+void add_aliases(const std::string& text, const std::vector<bool>& code, std::vector<std::string>& names,
+                 const std::vector<std::string>& excluded = {}) {
+  const auto in = [](const std::vector<std::string>& v, const std::string& n) {
+    return std::find(v.begin(), v.end(), n) != v.end();
+  };
+  static const std::regex alias(R"((?:[*&]\s*(?:const\s+|volatile\s+|__restrict__\s+)*|\bauto\s+|#define\s+)([A-Za-z_]\w*)\s*(?:=|\()([^;\n]*))");
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), alias); it != std::sregex_iterator(); ++it) {
+      const std::string name = (*it)[1].str(), rhs = (*it)[2].str();
+      if (!code[(std::size_t)it->position(1)] && text.compare((std::size_t)it->position(0), 7, "#define") != 0) continue;
+      if (in(names, name) || in(excluded, name)) continue;
+      if (std::any_of(names.begin(), names.end(), [&](const std::string& n) { return has_word(rhs, n); })) {
+        names.push_back(name);
+        grew = true;
+      }
+    }
+  }
+}
+
 // The names through which the TU reaches shared memory: its static `__shared__` variables, the
 // dynamic buffer (`dynamic_shared_memory`, what `extern __shared__` was lowered to), a macro that
 // names it, and pointers and references initialised or assigned from an expression that mentions
@@ -219,21 +243,69 @@ std::vector<std::string> shared_memory_names(const std::string& text, const std:
       }
     }
   }
-  // Aliases, to a fixed point.
-  static const std::regex alias(R"((?:[*&]\s*(?:const\s+|volatile\s+|__restrict__\s+)*|\bauto\s+|#define\s+)([A-Za-z_]\w*)\s*(?:=|\()([^;\n]*))");
-  for (bool grew = true; grew;) {
-    grew = false;
-    for (auto it = std::sregex_iterator(text.begin(), text.end(), alias); it != std::sregex_iterator(); ++it) {
-      const std::string name = (*it)[1].str(), rhs = (*it)[2].str();
-      if (!code[(std::size_t)it->position(1)] && text.compare((std::size_t)it->position(0), 7, "#define") != 0) continue;
-      if (known(name)) continue;
-      if (std::any_of(names.begin(), names.end(), [&](const std::string& n) { return has_word(rhs, n); })) {
-        names.push_back(name);
-        grew = true;
+  add_aliases(text, code, names);
+  return names;
+}
+
+// Pointers global memory is read through in device code: the pointer parameters of `__global__`
+// and `__device__` functions and their aliases (add_aliases), less the shared memory names.
+std::vector<std::string> global_pointer_names(const std::string& text, const std::vector<bool>& code,
+                                              const std::vector<std::string>& shared) {
+  std::vector<std::string> names;
+  for (const char* keyword : {"__global__", "__device__"}) {
+    for (std::size_t p = text.find(keyword); p != std::string::npos; p = text.find(keyword, p + 1)) {
+      if (!code[p]) continue;
+      std::size_t open = p;
+      while (open < text.size() && !(code[open] && (text[open] == '(' || text[open] == ';' || text[open] == '{' ||
+                                                    text[open] == '=')))
+        ++open;
+      if (open >= text.size() || text[open] != '(') continue;  // a variable, not a function
+      int depth = 0;
+      std::string param;
+      for (std::size_t k = open + 1; k < text.size(); ++k) {
+        const char ch = text[k];
+        if (!code[k]) continue;
+        if (ch == '(' || ch == '<' || ch == '[') ++depth;
+        else if ((ch == ')' || ch == '>' || ch == ']') && depth > 0) --depth;
+        else if ((ch == ',' || ch == ')') && depth == 0) {
+          const std::string declarator = param.substr(0, param.find('='));
+          if (declarator.find('*') != std::string::npos) {
+            std::size_t e = declarator.size();
+            while (e > 0 && !is_ident(declarator[e - 1])) --e;
+            std::size_t b = e;
+            while (b > 0 && is_ident(declarator[b - 1])) --b;
+            const std::string name = declarator.substr(b, e - b);
+            if (!name.empty() && std::find(names.begin(), names.end(), name) == names.end() &&
+                std::find(shared.begin(), shared.end(), name) == shared.end())
+              names.push_back(name);
+          }
+          param.clear();
+          if (ch == ')') break;
+          continue;
+        }
+        param += ch;
       }
     }
   }
+  add_aliases(text, code, names, shared);
   return names;
+}
+
+// Whether a callee is a CUDA math or conversion function, which takes values and writes through
+// none of its arguments (`fmaf(As[ty][k], Bs[k][tx], acc)` only reads shared memory).
+bool writes_no_argument(std::string_view callee) {
+  static const char* const kPure[] = {
+      "fmaf", "fmaxf", "fminf", "fabsf", "expf", "exp2f", "expm1f", "logf", "log2f", "log1pf", "sqrtf", "rsqrtf",
+      "tanhf", "erff", "erfcf", "powf", "sinf", "cosf", "floorf", "ceilf", "roundf", "truncf", "copysignf",
+      "fma", "fmax", "fmin", "fabs", "exp", "log", "sqrt", "tanh", "erf", "pow", "max", "min", "abs",
+      "__expf", "__logf", "__powf", "__fdividef", "__saturatef", "__frcp_rn", "__fsqrt_rn", "__ldg"};
+  static const char* const kPurePrefixes[] = {"__f", "__d", "__h", "__float", "__half", "__int_as", "__uint_as",
+                                              "__bfloat", "make_"};
+  for (const char* p : kPure)
+    if (callee == p) return true;
+  for (const char* p : kPurePrefixes)
+    if (callee.substr(0, std::strlen(p)) == p) return true;
+  return false;
 }
 
 // Whether a shared name occurs inside the arguments of a call in `t` (`f(s)`, `atomicAdd(&s[0],
@@ -245,7 +317,9 @@ bool shared_in_call(std::string_view t, const std::vector<std::string>& shared) 
     if (ch == '(') {
       std::size_t b = k;
       while (b > 0 && std::isspace((unsigned char)t[b - 1])) --b;
-      calls.push_back(b > 0 && is_ident(t[b - 1]));
+      std::size_t c = b;
+      while (c > 0 && is_ident(t[c - 1])) --c;
+      calls.push_back(b > 0 && is_ident(t[b - 1]) && !writes_no_argument(t.substr(c, b - c)));
     } else if (ch == ')') {
       if (!calls.empty()) calls.pop_back();
     } else if (is_ident(ch) && (k == 0 || !is_ident(t[k - 1]))) {
@@ -259,6 +333,10 @@ bool shared_in_call(std::string_view t, const std::vector<std::string>& shared) 
     }
   }
   return false;
+}
+
+bool names_any(std::string_view statement, const std::vector<std::string>& names) {
+  return std::any_of(names.begin(), names.end(), [&](const std::string& n) { return has_word(statement, n); });
 }
 
 // Whether a statement (its code text) may write shared memory: it names shared memory
@@ -287,6 +365,79 @@ bool writes_shared_memory(const std::string& statement, const std::vector<std::s
   return true;
 }
 
+// Whether a statement (its code text) may load from global memory: a global pointer
+// (global_pointer_names) is indexed (`x[i]`, `reinterpret_cast<const float4*>(x)[i]`,
+// `(x + i)[0]`) or dereferenced (`*x`, `*(x + i)`) anywhere but as the target of a plain `=`
+// (`y[i] = v;` stores; `y[i] += v;` loads first).
+bool reads_global_memory(const std::string& statement, const std::vector<std::string>& globals) {
+  // Where the loads can be: after a plain assignment's `=`, else the whole statement.
+  std::size_t from = 0;
+  int depth = 0;
+  for (std::size_t k = 0; k < statement.size(); ++k) {
+    const char ch = statement[k];
+    if (ch == '(' || ch == '[' || ch == '{') ++depth;
+    else if (ch == ')' || ch == ']' || ch == '}') --depth;
+    else if (ch == '=' && depth == 0) {
+      const char prev = k > 0 ? statement[k - 1] : ' ', next = k + 1 < statement.size() ? statement[k + 1] : ' ';
+      if (next == '=' || prev == '=' || prev == '!' || prev == '<' || prev == '>') continue;
+      if (std::string_view("+-*/%&|^").find(prev) == std::string_view::npos) from = k + 1;
+      break;
+    }
+  }
+  const std::string_view t = std::string_view(statement).substr(from);
+  const auto next_char = [&](std::size_t k) {
+    while (k < t.size() && std::isspace((unsigned char)t[k])) ++k;
+    return k < t.size() ? t[k] : '\0';
+  };
+  const auto prev_char = [&](std::size_t k, std::size_t& at) {
+    while (k > 0 && std::isspace((unsigned char)t[k - 1])) --k;
+    at = k > 0 ? k - 1 : 0;
+    return k > 0 ? t[k - 1] : '\0';
+  };
+  for (std::size_t k = 0; k < t.size(); ++k) {
+    if (!is_ident(t[k]) || (k > 0 && is_ident(t[k - 1]))) continue;
+    std::size_t e = k;
+    while (e < t.size() && is_ident(t[e])) ++e;
+    const std::string word(t.substr(k, e - k));
+    if (std::find(globals.begin(), globals.end(), word) != globals.end()) {
+      if (next_char(e) == '[') return true;
+      std::size_t at = 0;
+      const char before = prev_char(k, at);
+      char before_star = '\0';
+      if (before == '*') {  // unary unless an operand precedes it
+        std::size_t at2 = 0;
+        before_star = prev_char(at, at2);
+        if (!(is_ident(before_star) || before_star == ')' || before_star == ']')) return true;
+      }
+      // Inside parentheses that are indexed or dereferenced: `(x + i)[0]`, `cast<T*>(x)[i]`, `*(x + i)`.
+      int d = 0;
+      for (std::size_t q = e; q < t.size(); ++q) {
+        if (t[q] == '(') ++d;
+        else if (t[q] == ')' && d-- == 0) {
+          if (next_char(q + 1) == '[') return true;
+          break;
+        }
+      }
+      d = 0;
+      for (std::size_t q = k; q-- > 0;) {
+        if (t[q] == ')') ++d;
+        else if (t[q] == '(' && d-- == 0) {
+          std::size_t at3 = 0;
+          const char open_before = prev_char(q, at3);
+          if (open_before == '*') {
+            std::size_t at4 = 0;
+            const char c = prev_char(at3, at4);
+            if (!(is_ident(c) || c == ')' || c == ']')) return true;
+          }
+          break;
+        }
+      }
+    }
+    k = e - 1;
+  }
+  return false;
+}
+
 // Oracle mode's step points (runtime/cpu/emulator.h, Mode): `KAUDIT_STEP();` before and after
 // every statement that may write shared memory (writes_shared_memory) in the body of a
 // `__global__` or `__device__` function (not constexpr ones), on the same line. A thread takes its
@@ -301,6 +452,7 @@ void insert_step_points(std::string& text) {
   const std::vector<bool> directive = directive_mask(text, code);
   const auto live = [&](std::size_t i) { return code[i] && !directive[i]; };
   const std::vector<std::string> shared = shared_memory_names(text, code);
+  const std::vector<std::string> globals = global_pointer_names(text, code, shared);
   enum class Scope { Namespace, Device, Other };
   struct Level {
     Scope scope;
@@ -309,7 +461,7 @@ void insert_step_points(std::string& text) {
     bool initializer = false;
   };
   std::vector<Level> stack;
-  std::vector<std::size_t> after, before;  // insertion points
+  std::vector<std::size_t> after, before, before_load;  // insertion points
   std::size_t head_start = 0;
   int paren = 0;
   const auto head = [&](std::size_t end) {
@@ -369,22 +521,30 @@ void insert_step_points(std::string& text) {
       const std::string w = next_word(i + 1);
       if (top == Scope::Device && w != "else" && w != "while") {
         const std::string statement = head(i);
+        std::size_t start = head_start;
+        while (start < i && (!live(start) || std::isspace((unsigned char)text[start]))) ++start;
+        const bool may_start = next_word(start) != "else";
+        // A load from global memory waits for it first (its step point serves as a write's).
+        const bool load = may_start && reads_global_memory(statement, globals);
+        if (load) before_load.push_back(start);
         // A declaration of shared memory does nothing at run time: no turn.
         if (!has_word(statement, "__shared__") && writes_shared_memory(statement, shared)) {
           // Before it, where a statement may start (not an else branch), unless the statement
           // before was such a write too (its step point is right there).
-          std::size_t start = head_start;
-          while (start < i && (!live(start) || std::isspace((unsigned char)text[start]))) ++start;
-          if (next_word(start) != "else" && (after.empty() || after.back() != head_start)) before.push_back(start);
+          if (may_start && !load && (after.empty() || after.back() != head_start)) before.push_back(start);
           after.push_back(i + 1);
+        } else if (!has_word(statement, "__shared__") && names_any(statement, shared)) {
+          // A read of shared memory: a turn before it (the time to get there).
+          if (may_start && !load && (after.empty() || after.back() != head_start)) before.push_back(start);
         }
       }
       head_start = i + 1;
     }
   }
   std::vector<std::pair<std::size_t, const char*>> inserts;
-  for (std::size_t p : after) inserts.emplace_back(p, " KAUDIT_STEP();");
-  for (std::size_t p : before) inserts.emplace_back(p, "KAUDIT_STEP(); ");
+  for (std::size_t p : after) inserts.emplace_back(p, " KAUDIT_STEP(0);");
+  for (std::size_t p : before) inserts.emplace_back(p, "KAUDIT_STEP(0); ");
+  for (std::size_t p : before_load) inserts.emplace_back(p, "KAUDIT_STEP(1); ");
   std::stable_sort(inserts.begin(), inserts.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
   for (const auto& [p, what] : inserts) text.insert(p, what);
 }

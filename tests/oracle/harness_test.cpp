@@ -6,8 +6,9 @@
 //    out-of-bounds under the memory checker;
 //  - a barrier some threads have exited from completes in oracle mode (sm_70 and later) and is
 //    barrier divergence in witness mode;
-//  - a missing barrier between a shared-memory store and a neighbour's load is benign with
-//    interleaved warps and visible with warp-major scheduling;
+//  - a missing barrier right after a global load shows (the next warp's load returns later),
+//    and one between two shared-memory statements after a barrier is benign (the warps advance
+//    together), where warp-major scheduling sees poison or a stale value;
 //  - the recording of a forward's allocations, which oracle mode replays.
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
@@ -159,9 +160,11 @@ torch::Tensor run(torch::Tensor x) {
   EXPECT_TRUE(r.trials[0].outputs[0].equal(expected));
 }
 
-TEST(OracleMode, AMissingBarrierIsBenignWhenWarpsAdvanceTogether) {
-  // The rotation above without its barrier: each thread reads the slot of its neighbour, which
-  // in thread 31's case belongs to the next warp.
+TEST(OracleMode, AMissingBarrierAfterAGlobalLoadLetsAWarpReadTheNextWarpsSlotBeforeItsLoadReturns) {
+  // The rotation above without its barrier: each thread reads the slot of its neighbour, which in
+  // thread 31's case belongs to the next warp. Warp 1's load returns after warp 0's (in issue
+  // order), so warp 0 reads slot 32 before warp 1 has stored it: the block's fresh shared memory,
+  // zero. (The pattern of sum_dim_smem without its first barrier, which the H200 kills 5 times in 5.)
   const auto lib = build(R"(
 #include <torch/extension.h>
 __global__ void rotate(const float* x, float* y, int n) {
@@ -176,11 +179,50 @@ torch::Tensor run(torch::Tensor x) {
   return y;
 }
 )", "run");
-  const at::Tensor x = at::rand({64});
+  const at::Tensor x = at::rand({64}) + 1.0f;
   const at::Tensor expected = at::roll(x, -1);
   const auto w = run_witness_mode(lib, x, true);
   ASSERT_EQ(w.status, runtime::Status::Ok);
   EXPECT_TRUE(w.outputs[0].isnan().any().item<bool>());  // warp-major: poison before the store
+  ReferenceTrace trace;
+  const auto rq = request(lib, x, expected, trace);
+  const auto r = run_harness(runner(true), rq);
+  ASSERT_EQ(r.trials.size(), 1u);
+  ASSERT_EQ(r.trials[0].status, runtime::Status::Ok) << r.trials[0].message;
+  const at::Tensor y = r.trials[0].outputs[0];
+  EXPECT_EQ(y[31].item<float>(), 0.0f);  // warp 0's lane 31 read slot 32 too early
+  EXPECT_TRUE(y.slice(0, 0, 31).equal(expected.slice(0, 0, 31)));
+  EXPECT_TRUE(y.slice(0, 32, 64).equal(expected.slice(0, 32, 64)));  // warp 1 read warp 0's stored slot 0
+  EXPECT_EQ(harness_verdict(rq, r).cause, "wrong-output");
+}
+
+TEST(OracleMode, AMissingBarrierIsBenignWhenWarpsAdvanceTogether) {
+  // After a barrier, with no global load in between, each warp doubles its own slot and then
+  // reads its neighbour's without a barrier: the warps advance together through their shared
+  // memory statements, so slot 32 is doubled before warp 0 reads it (the pattern of a tree
+  // reduction without its in-loop barrier, which the H200 passes). Warp-major order does not.
+  const auto lib = build(R"(
+#include <torch/extension.h>
+__global__ void rotate(const float* x, float* y, int n) {
+  __shared__ float s[64];
+  int t = threadIdx.x;
+  s[t] = x[t];
+  __syncthreads();
+  float v = s[t] * 2.0f;
+  s[t] = v;
+  y[t] = s[(t + 1) % n];
+}
+torch::Tensor run(torch::Tensor x) {
+  auto y = torch::empty_like(x);
+  rotate<<<1, 64>>>(x.data_ptr<float>(), y.data_ptr<float>(), x.numel());
+  return y;
+}
+)", "run");
+  const at::Tensor x = at::rand({64}) + 1.0f;
+  const at::Tensor expected = at::roll(x, -1) * 2.0f;
+  const auto w = run_witness_mode(lib, x, true);
+  ASSERT_EQ(w.status, runtime::Status::Ok);
+  EXPECT_FALSE(w.outputs[0].equal(expected));  // warp 0 ran on before warp 1 doubled slot 32
   ReferenceTrace trace;
   const auto rq = request(lib, x, expected, trace);
   const auto r = run_harness(runner(true), rq);

@@ -108,11 +108,13 @@ TEST(Lowering, ReportsAnUnparsableLaunch) {
 
 namespace {
 
-// The device code of `out` after the prelude's #line, with the step points shown as `@`.
+// The device code of `out` after the prelude's #line, with the step points shown as `@` (shared
+// memory) and `$` (a global load).
 std::string steps(const kaudit::cpu::LoweredSource& out) {
   std::string body = out.text.substr(out.text.find("#line 1"));
   body = body.substr(0, body.find("#line 1 \"<kaudit shared memory use>\""));
-  for (std::size_t p; (p = body.find(" KAUDIT_STEP();")) != std::string::npos;) body.replace(p, 15, "@");
+  for (std::size_t p; (p = body.find(" KAUDIT_STEP(0);")) != std::string::npos;) body.replace(p, 16, "@");
+  for (std::size_t p; (p = body.find(" KAUDIT_STEP(1);")) != std::string::npos;) body.replace(p, 16, "$");
   return body;
 }
 
@@ -145,8 +147,9 @@ TEST(Lowering, StepPointsFollowTheStatementsThatReachSharedMemory) {
   // No shared memory in sq's statements (w is a parameter): no step points.
   EXPECT_NE(body.find("{ float r = v * v; w[0] = r; return r; }"), std::string::npos) << body;
   EXPECT_NE(body.find("struct P { int i; int j; } p = {1, 2};\n"), std::string::npos) << body;
-  // A write to shared memory has a step point on each side; the global update after it none.
-  EXPECT_NE(body.find("{@ s[i] = y[i];@ y[i] += 1; }"), std::string::npos) << body;
+  // A write to shared memory has a step point on each side; a statement that loads from global
+  // memory one before it, which also serves as the write's (`$`).
+  EXPECT_NE(body.find("{$ s[i] = y[i];@$ y[i] += 1; }"), std::string::npos) << body;
   // Not before an else branch, nor after the statement the else follows.
   EXPECT_NE(body.find("if (n > 1) t[0] = 1; else t[0] = 2;@"), std::string::npos) << body;
   // A do-loop's single statement cannot be followed by a step point (its `while` must come next).
@@ -160,17 +163,31 @@ TEST(Lowering, StepPointsFollowTheStatementsThatReachSharedMemory) {
   EXPECT_EQ(std::count(body.begin(), body.begin() + body.find("void host"), '\n'), 17);
 }
 
-TEST(Lowering, ReadsOfSharedMemoryTakeNoTurn) {
+TEST(Lowering, ReadsOfSharedMemoryAndGlobalLoadsTakeATurnBefore) {
   const auto out = lower_for_cpu(
       "__global__ void k(float* y) {\n  __shared__ float a[16];\n  float acc = 0;\n"
       "  for (int k = 0; k < 16; ++k) acc += a[k] * a[15 - k];\n  float m = a[0] > acc ? a[0] : acc;\n"
-      "  a[0] <<= 1; a[1] >>= 2;\n  y[0] = acc + m;\n}\n",
+      "  a[0] <<= 1; a[1] >>= 2;\n  y[0] = acc + m;\n  acc = fmaf(a[1], a[2], acc);\n  atomicAdd(&a[3], 1.0f);\n"
+      "  float4 v = reinterpret_cast<const float4*>(y)[1];\n  const float* p = y + 4;\n"
+      "  float w = *p + *(y + 1) + (y + 2)[0];\n  float q = 2 * *p;\n  acc = acc * m;\n}\n",
       "k.cu", "");
   const std::string body = steps(out);
-  EXPECT_NE(body.find("  for (int k = 0; k < 16; ++k) acc += a[k] * a[15 - k];\n"), std::string::npos) << body;
-  EXPECT_NE(body.find("  float m = a[0] > acc ? a[0] : acc;\n"), std::string::npos) << body;
-  EXPECT_NE(body.find("@ a[0] <<= 1;@ a[1] >>= 2;@"), std::string::npos) << body;  // one turn between two writes
-  EXPECT_NE(body.find("  y[0] = acc + m;\n"), std::string::npos) << body;
+  // A read of shared memory: a turn before it (an unbraced loop's body: before the loop).
+  EXPECT_NE(body.find(" @ for (int k = 0; k < 16; ++k) acc += a[k] * a[15 - k];\n"), std::string::npos) << body;
+  EXPECT_NE(body.find(" @ float m = a[0] > acc ? a[0] : acc;\n"), std::string::npos) << body;
+  EXPECT_NE(body.find(" @ a[0] <<= 1;@ a[1] >>= 2;@\n"), std::string::npos) << body;  // one turn between two writes
+  // A store to global memory takes no turn; neither does arithmetic on registers.
+  EXPECT_NE(body.find("\n  y[0] = acc + m;\n"), std::string::npos) << body;
+  EXPECT_NE(body.find("\n  acc = acc * m;\n"), std::string::npos) << body;
+  // A math function reads its arguments (a read); an atomic may write through its pointer.
+  EXPECT_NE(body.find(" @ acc = fmaf(a[1], a[2], acc);\n"), std::string::npos) << body;
+  EXPECT_NE(body.find(" @ atomicAdd(&a[3], 1.0f);@\n"), std::string::npos) << body;
+  // Loads through a parameter, a cast of it, an alias, a dereference: `$` before each; making the
+  // alias loads nothing.
+  EXPECT_NE(body.find(" $ float4 v = reinterpret_cast<const float4*>(y)[1];\n"), std::string::npos) << body;
+  EXPECT_NE(body.find("\n  const float* p = y + 4;\n"), std::string::npos) << body;
+  EXPECT_NE(body.find(" $ float w = *p + *(y + 1) + (y + 2)[0];\n"), std::string::npos) << body;
+  EXPECT_NE(body.find(" $ float q = 2 * *p;\n"), std::string::npos) << body;
 }
 
 TEST(Lowering, NoStepPointsWithoutFibers) {

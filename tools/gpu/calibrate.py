@@ -42,13 +42,17 @@ import traceback
 HERE = os.path.dirname(os.path.abspath(__file__))
 INCLUDE = os.path.join(HERE, "include")
 
-import numpy as np  # noqa: E402
-import torch  # noqa: E402  (imported before any fork; CUDA is initialised in the children only)
+try:  # `agree` needs neither (it reads stored results): it runs where PyTorch is not installed
+    import numpy as np  # noqa: E402
+    import torch  # noqa: E402  (imported before any fork; CUDA is initialised in the children only)
+except ImportError:
+    np = torch = None
 
-DTYPES = {"float": torch.float32, "double": torch.float64, "c10::Half": torch.float16, "half": torch.float16,
-          "long int": torch.int64, "int64_t": torch.int64, "int": torch.int32, "bool": torch.bool,
-          "unsigned char": torch.uint8, "c10::BFloat16": torch.bfloat16, "signed char": torch.int8,
-          "short int": torch.int16}
+DTYPES = {} if torch is None else {
+    "float": torch.float32, "double": torch.float64, "c10::Half": torch.float16, "half": torch.float16,
+    "long int": torch.int64, "int64_t": torch.int64, "int": torch.int32, "bool": torch.bool,
+    "unsigned char": torch.uint8, "c10::BFloat16": torch.bfloat16, "signed char": torch.int8,
+    "short int": torch.int16}
 
 
 _MODULES = {}
@@ -555,7 +559,7 @@ def agreement(manifest, results, args, out, timing):
             cpu_w = bool(m["cpu"]["witness_mode"].get(check["name"], False))
             r = rows.setdefault((m["family"], check["name"]), {
                 "mutants": 0, "gpu_killed": 0, "gpu_sometimes": 0, "cpu_oracle_killed": 0, "cpu_witness_killed": 0,
-                "agree_oracle": 0, "agree_witness": 0})
+                "agree_oracle": 0, "agree_witness": 0, "agree_oracle_per_rep": 0.0, "ceiling_per_rep": 0.0})
             r["mutants"] += 1
             r["gpu_killed"] += gpu
             r["gpu_sometimes"] += 0 < g["kills"] < g["runs"]
@@ -563,6 +567,10 @@ def agreement(manifest, results, args, out, timing):
             r["cpu_witness_killed"] += cpu_w
             r["agree_oracle"] += cpu_o == gpu
             r["agree_witness"] += cpu_w == gpu
+            # Per repetition: the chance that one GPU evaluation gives the model's verdict, and the
+            # most any deterministic verdict could get (a race the GPU shows in some runs only).
+            r["agree_oracle_per_rep"] += share if cpu_o else 1.0 - share
+            r["ceiling_per_rep"] += max(share, 1.0 - share)
             if cpu_o != gpu:
                 listed.append({"id": m["id"], "kernel": m["kernel"], "family": m["family"], "rule": m["rule"],
                                "check": check["name"], "gpu_kills": g["kills"], "runs": g["runs"],
@@ -579,12 +587,16 @@ def agreement(manifest, results, args, out, timing):
     md = ["# GPU calibration of oracle mode", "",
           f"GPU: {timing['gpu']}; torch {timing['torch']}; {args.reps} repetitions per mutant and check, each "
           "from a fresh allocator; the GPU kills a mutant when at least half of its repetitions fail. Command: "
-          "`kaudit gpu-bundle --from AUDIT --out B` here, `python3 tools/gpu/calibrate.py run B OUT` on the GPU.", ""]
+          "`kaudit gpu-bundle --from AUDIT --out B` here, `python3 tools/gpu/calibrate.py run B OUT` on the GPU. "
+          "Agreement per repetition: the share of single GPU evaluations whose verdict equals the CPU's; its "
+          "ceiling is what the best deterministic verdict per mutant would get (below 100 where a race shows "
+          "in some repetitions only).", ""]
     for check in checks:
         md += [f"## {check}", "",
                "| family | mutants | GPU misses | CPU oracle mode misses | CPU witness mode misses | "
-               "agreement, oracle mode | agreement, witness mode | GPU sometimes kills |",
-               "|---|---:|---:|---:|---:|---:|---:|---:|"]
+               "agreement, oracle mode | agreement, witness mode | GPU sometimes kills | "
+               "agreement per repetition, oracle mode | its ceiling |",
+               "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
         tot = None
         for fam in families + ["all"]:
             if fam == "all":
@@ -600,7 +612,7 @@ def agreement(manifest, results, args, out, timing):
             pct = lambda x: f"{100.0 * x / n:.1f}"  # noqa: E731
             md.append(f"| {fam} | {n} | {pct(n - r['gpu_killed'])} | {pct(n - r['cpu_oracle_killed'])} | "
                       f"{pct(n - r['cpu_witness_killed'])} | {pct(r['agree_oracle'])} | {pct(r['agree_witness'])} | "
-                      f"{r['gpu_sometimes']} |")
+                      f"{r['gpu_sometimes']} | {pct(r['agree_oracle_per_rep'])} | {pct(r['ceiling_per_rep'])} |")
         md.append("")
     md += ["## Disagreements (CPU oracle mode against the GPU)", ""]
     for d in listed:
@@ -700,6 +712,8 @@ def main():
     w.add_argument("bundle")
     w.add_argument("--dry-run", action="store_true")
     args = ap.parse_args()
+    if torch is None and args.cmd != "agree":
+        sys.exit("calibrate.py: PyTorch is not installed here; only `agree` runs without it")
     if args.cmd == "run":
         run(args)
     elif args.cmd == "agree":

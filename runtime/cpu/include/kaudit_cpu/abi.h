@@ -52,11 +52,14 @@ int syncthreads(int site, int predicate, int mode);  // mode 0 plain, 1 count, 2
 std::uint64_t warp_collective(WarpOp op, unsigned mask, std::uint64_t value, int param, int width,
                               bool is_signed);
 unsigned activemask();
-// Oracle mode's step points (runtime/cpu/emulator.h, Mode): the lowering puts KAUDIT_STEP() after
-// the statements of device code in TUs run on fibers; while a run is in oracle mode the flag is
-// set and each step point lets the other lanes and warps of the block take their turn.
+// Oracle mode's step points (runtime/cpu/emulator.h, Mode): the lowering puts KAUDIT_STEP(kind)
+// before the statements of device code that touch shared memory (kStepSharedMemory, also after a
+// write) or load from global memory (kStepGlobalLoad) in TUs run on fibers; while a run is in
+// oracle mode the flag is set and each step point lets the other warps of the block take their
+// turn, by their clocks.
 extern int step_points_enabled;
-void step();
+enum StepKind : int { kStepSharedMemory = 0, kStepGlobalLoad = 1 };
+void step(int kind);
 [[noreturn]] void trap(const char* what);
 
 // Host-side CUDA runtime state.

@@ -184,9 +184,10 @@ inline void __nanosleep(unsigned) {}
 #define CUDART_INF __longlong_as_double(0x7ff0000000000000LL)
 
 // ---- barriers and warp collectives --------------------------------------------------------------
-// A step point (lowering: after each statement of device code in a TU run on fibers): in oracle
-// mode the other lanes and warps of the block take their turn here (runtime/cpu/emulator.h).
-#define KAUDIT_STEP() (__builtin_expect(::kaudit::rt::step_points_enabled, 0) ? ::kaudit::rt::step() : (void)0)
+// A step point (lowering: around the statements of device code that touch shared memory or load
+// from global memory, in a TU run on fibers): in oracle mode the other warps of the block take
+// their turn here (runtime/cpu/emulator.h).
+#define KAUDIT_STEP(kind) (__builtin_expect(::kaudit::rt::step_points_enabled, 0) ? ::kaudit::rt::step(kind) : (void)0)
 #define __syncthreads() (::kaudit::rt::syncthreads(__LINE__, 1, 0), (void)0)
 #define __syncthreads_count(p) ::kaudit::rt::syncthreads(__LINE__, (p) ? 1 : 0, 1)
 #define __syncthreads_and(p) ::kaudit::rt::syncthreads(__LINE__, (p) ? 1 : 0, 2)
