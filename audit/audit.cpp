@@ -73,6 +73,9 @@ Outcome outcome_of(const runtime::RunResult& r) {
     case runtime::Status::LaunchError: return Outcome::LaunchError;
     case runtime::Status::OutOfBounds: return Outcome::OutOfBounds;
     case runtime::Status::Exception: return Outcome::Exception;
+    // A run that broke the worker protocol on a fresh worker, or left a process behind: hostile
+    // code, counted as a crash until the sandbox (issue 21, item 1) gives it an outcome of its own.
+    case runtime::Status::SandboxViolation: return Outcome::Crash;
   }
   return Outcome::Crash;
 }

@@ -23,7 +23,10 @@
 
 namespace kaudit::runtime {
 
-enum class Status { Ok, Crash, Timeout, BarrierDivergence, LaunchError, OutOfBounds, Exception };
+// SandboxViolation ("sandbox-violation"): the run broke the worker protocol on a fresh worker
+// (a reply without this worker's nonce or the request's sequence number, a malformed reply) or
+// left a process running after it; see IsolatedRunner.
+enum class Status { Ok, Crash, Timeout, BarrierDivergence, LaunchError, OutOfBounds, Exception, SandboxViolation };
 const char* to_string(Status s);
 
 struct RunRequest {
@@ -85,13 +88,25 @@ class IsolatedRunner {
   const WorkerLimits& limits() const { return limits_; }
   // How long run() waits for a reply before killing the worker (exchange(): for `runs` runs).
   double wall_limit_seconds(int runs = 1) const;
+  // Protocol violations seen (each killed a worker); the worker's pid (-1: none running).
+  int violations() const { return violations_; }
+  pid_t worker_pid() const { return pid_; }
 
  private:
+  enum class Check { Current, Stale, Violation };
   bool start(std::string& error);
   void stop();
   RunResult collect_death(RunResult r, bool timed_out, int runs = 1);
-  // Reads and drops replies already waiting (to earlier requests); false if the stream is broken.
-  bool drop_stale_replies();
+  // Reads and drops replies already waiting (to earlier requests); false, with the reason, on
+  // anything that is not a stale reply of this worker.
+  bool drop_stale_replies(std::string& violation);
+  Check check_reply(const nlohmann::json& reply, std::string& violation) const;
+  // Empty, or which processes the last run left in the worker's tree.
+  std::string leftover_processes() const;
+  // One try on the current (or a fresh) worker: false on a protocol violation (the reason in
+  // `violation`), true when `ex` holds the answer or the worker's death.
+  bool exchange_once(const nlohmann::json& req, const std::vector<at::Tensor>& tensors, int runs, Exchange& ex,
+                     std::string& violation);
 
   std::filesystem::path exe_;
   WorkerLimits limits_;
@@ -99,6 +114,8 @@ class IsolatedRunner {
   int to_worker_ = -1, from_worker_ = -1, worker_err_ = -1;
   std::string stderr_tail_;
   std::uint64_t seq_ = 0;  // of the last request; replies echo it
+  std::string nonce_;      // this worker's, chosen at spawn; replies echo it
+  int violations_ = 0;
 };
 
 constexpr double kWallBackstopFactor = 4;
