@@ -5,6 +5,18 @@
 // Wire format on the worker's stdin/stdout: a message is a u64 length + JSON header, followed by
 // the raw bytes of each tensor the header lists ({"dtype": int ScalarType, "shape": [...]}) as
 // u64 length + bytes. Device printf output goes to the worker's stderr, never into the protocol.
+//
+// Kernel code is hostile (issue 21, item 2; docs/SECURITY.md). The first message is a per-worker
+// random nonce from the runner; every reply carries it and its request's sequence number, and the
+// runner takes nothing else as an answer: a reply without them, for a request not sent yet, or
+// malformed, is a protocol violation. So is a process left running in the worker's tree after a
+// reply (the worker is a subreaper: setsid and double forks stay in its tree). A violation kills
+// the worker's whole tree and repeats the request on a fresh worker; one there is the run's
+// verdict, Status::SandboxViolation. This stops what was reproduced: a process left behind by one
+// kernel answering later kernels' requests. It does NOT stop kernel code from forging its own
+// run's reply: it runs in the serving child's address space, where it can read the nonce and the
+// sequence number, and a thread it leaves there lives as long as that child. A fresh process per
+// run and a seccomp filter (issue 21, item 1) are what stop those.
 #pragma once
 #include <ATen/core/Tensor.h>
 #include <sys/types.h>
