@@ -14,6 +14,7 @@
 
 #include <unistd.h>
 
+#include "common/cache.h"
 #include "common/sha256.h"
 #include "oracle/gate.h"
 #include "oracle/harness.h"
@@ -72,6 +73,9 @@ Outcome outcome_of(const runtime::RunResult& r) {
     case runtime::Status::LaunchError: return Outcome::LaunchError;
     case runtime::Status::OutOfBounds: return Outcome::OutOfBounds;
     case runtime::Status::Exception: return Outcome::Exception;
+    // A run that broke the worker protocol on a fresh worker, or left a process behind: hostile
+    // code, counted as a crash until the sandbox (issue 21, item 1) gives it an outcome of its own.
+    case runtime::Status::SandboxViolation: return Outcome::Crash;
   }
   return Outcome::Crash;
 }
@@ -170,26 +174,16 @@ runtime::RunResult run_one(runtime::IsolatedRunner& runner, const corpus::Task& 
   return runner.run(req);
 }
 
-// JSON cache files under <cache>/audit/.
+// JSON cache files under <cache>/audit/, records checked against their digest (common/cache.h).
 std::optional<json> cache_read(const fs::path& dir, const std::string& key) {
-  std::ifstream in(dir / (key + ".json"));
-  if (!in) return std::nullopt;
-  try {
-    return json::parse(in);
-  } catch (const std::exception&) {
-    return std::nullopt;  // a torn or foreign file: recompute
-  }
+  const auto body = cache::read_record(dir / (key + ".json"));
+  if (!body) return std::nullopt;
+  json j = json::parse(*body, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) return std::nullopt;  // a foreign file: recompute
+  return j;
 }
 void cache_write(const fs::path& dir, const std::string& key, const json& j) {
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  const fs::path tmp = dir / (key + ".tmp" + std::to_string(::getpid()));
-  {
-    std::ofstream out(tmp);
-    out << j.dump();
-    if (!out) return;  // a cache that cannot be written only costs time
-  }
-  fs::rename(tmp, dir / (key + ".json"), ec);
+  cache::write_record(dir / (key + ".json"), j.dump());  // a cache that cannot be written only costs time
 }
 
 // What every cached result depends on besides the kernel: the pool, the witness comparator, the
@@ -368,7 +362,7 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
 
   oracle::ReferenceStore references(options.cache_dir, oracle::default_export_script());
   const cpu::CpuCompiler cpu_compiler(options.cache_dir);
-  const fs::path audit_cache = options.cache_dir / "audit";
+  const fs::path audit_cache = cache::prepare_dir(options.cache_dir, "audit");
   RunnerPool runners(options);  // workers start on their first run
   std::vector<std::string> oracle_names;
   for (const auto& o : options.oracles) oracle_names.push_back(o.name);

@@ -13,6 +13,9 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
 
 extern char** environ;
 
@@ -110,6 +113,74 @@ ProcessResult run_process(const std::vector<std::string>& argv, double timeout_s
   close(out_fd);
   close(err_fd);
   return r;
+}
+
+namespace {
+// "Z" (zombie) or "X" (dead) in /proc/<pid>/stat: nothing left to kill.
+bool is_dead(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto close = stat.rfind(')');
+  if (close == std::string::npos || close + 2 >= stat.size()) return true;  // gone
+  const char state = stat[close + 2];
+  return state == 'Z' || state == 'X';
+}
+pid_t parent_of(const std::string& stat_path) {
+  std::ifstream in(stat_path);
+  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto close = stat.rfind(')');
+  if (close == std::string::npos) return -1;
+  std::istringstream rest(stat.substr(close + 2));
+  std::string state;
+  long ppid = -1;
+  rest >> state >> ppid;
+  return state == "Z" || state == "X" ? -1 : static_cast<pid_t>(ppid);
+}
+}  // namespace
+
+std::vector<pid_t> child_processes(pid_t pid) {
+  namespace fs = std::filesystem;
+  std::vector<pid_t> children;
+  std::error_code ec;
+  const fs::path tasks = fs::path("/proc") / std::to_string(pid) / "task";
+  bool have_children_files = false;
+  for (fs::directory_iterator it(tasks, ec), end; !ec && it != end; it.increment(ec)) {
+    std::ifstream in(it->path() / "children");
+    if (!in) continue;
+    have_children_files = true;
+    for (long child; in >> child;)
+      if (!is_dead(static_cast<pid_t>(child))) children.push_back(static_cast<pid_t>(child));
+  }
+  if (have_children_files || !fs::exists(tasks)) return children;
+  for (fs::directory_iterator it("/proc", ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    if (parent_of(it->path().string() + "/stat") == pid) children.push_back(static_cast<pid_t>(std::stol(name)));
+  }
+  return children;
+}
+
+void kill_process_tree(pid_t root) {
+  if (root <= 0) return;
+  std::set<pid_t> frozen;
+  for (int round = 0; round < 100; ++round) {
+    std::vector<pid_t> todo = {root}, found;
+    while (!todo.empty()) {
+      const pid_t p = todo.back();
+      todo.pop_back();
+      found.push_back(p);
+      for (pid_t c : child_processes(p)) todo.push_back(c);
+    }
+    bool new_ones = false;
+    for (pid_t p : found)
+      if (frozen.insert(p).second) {
+        kill(p, SIGSTOP);
+        new_ones = true;
+      }
+    if (!new_ones) break;
+  }
+  for (pid_t p : frozen) kill(p, SIGKILL);
+  kill(-root, SIGKILL);
 }
 
 }  // namespace kaudit

@@ -2,6 +2,8 @@
 // capture its stdout and stderr.
 #pragma once
 
+#include <sys/types.h>
+
 #include <string>
 #include <vector>
 
@@ -21,5 +23,16 @@ struct ProcessResult {
 // timeout the child (in its own process group, so grandchildren too) is killed when it runs
 // longer: a problem.py that hangs must not hang the audit.
 ProcessResult run_process(const std::vector<std::string>& argv, double timeout_seconds = 0);
+
+// The live (not zombie) children of `pid`, from /proc/<pid>/task/*/children, or, where the
+// kernel lacks that file, from a scan of /proc/*/stat.
+std::vector<pid_t> child_processes(pid_t pid);
+// SIGKILLs `root` and every live descendant, whatever process group or session it moved to:
+// the tree is frozen first (SIGSTOP, repeated until no new process appears, so nothing can fork
+// while it is being killed), then killed, and root's process group too. Only descendants still
+// attached to the tree are found: a process whose parent died was re-parented to the nearest
+// subreaper (PR_SET_CHILD_SUBREAPER; the kaudit worker is one) or to init, and is out of reach
+// of the latter. Does not reap `root`.
+void kill_process_tree(pid_t root);
 
 }  // namespace kaudit

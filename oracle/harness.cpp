@@ -262,6 +262,7 @@ const char* status_cause(runtime::Status status) {
     case runtime::Status::LaunchError: return "launch-error";
     case runtime::Status::OutOfBounds: return "out-of-bounds";
     case runtime::Status::Exception: return "exception";
+    case runtime::Status::SandboxViolation: return "sandbox-violation";
   }
   return "crash";
 }

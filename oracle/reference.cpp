@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/cache.h"
 #include "common/sha256.h"
 #include "common/process.h"
 #include "common/files.h"
@@ -347,17 +348,22 @@ Reference ReferenceStore::load_uncached(const corpus::Task& task,
     std::lock_guard<std::mutex> lock(mu_);
     version = torch_version_locked();
   }
-  const fs::path dir = cache_dir_ / "references";
+  fs::path dir;
+  try {
+    dir = cache::prepare_dir(cache_dir_, "references");
+  } catch (const cache::CacheDirError& e) {
+    throw ReferenceError(cache_dir_ / "references", e.what());
+  }
   const fs::path pt = dir / (key + ".pt");
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) throw ReferenceError(dir, "cannot create the cache directory: " + ec.message());
+  // The export writes a temporary file, sealed into place with its digest (common/cache.h).
+  static std::atomic<unsigned long> exports_started{0};
+  const fs::path tmp = dir / (key + ".tmp" + std::to_string(::getpid()) + "_" + std::to_string(exports_started++) + ".pt");
 
   auto run_export = [&] {
     const json init = init_args_json(task, init_values);
     const json examples = example_inputs_json(task, init_values);
     std::vector<std::string> argv = {python_, script_.string(), task.problem_py.string(),
-                                     init.dump(), pt.string()};
+                                     init.dump(), tmp.string()};
     if (!examples.empty()) {
       argv.push_back("--example-inputs");
       argv.push_back(examples.dump());
@@ -381,9 +387,11 @@ Reference ReferenceStore::load_uncached(const corpus::Task& task,
           task.problem_py,
           "exporting the reference failed (" + how + "): " + first_error_line(r.err), r.err);
     }
-    if (!fs::is_regular_file(pt))
-      throw ReferenceError(script_, "the export script succeeded but wrote no " + pt.string(),
+    if (!fs::is_regular_file(tmp))
+      throw ReferenceError(script_, "the export script succeeded but wrote no " + tmp.string(),
                            r.err);
+    std::string error;
+    if (!cache::seal(tmp, pt, &error)) throw ReferenceError(pt, error);
     // A human-readable record next to the .pt (what it is, from where, how it was exported).
     json meta = {{"key", key},
                  {"task", task.name},
@@ -403,7 +411,9 @@ Reference ReferenceStore::load_uncached(const corpus::Task& task,
   impl->key = key;
   impl->pt = pt;
   impl->problem = task.problem_py;
-  bool cached = fs::is_regular_file(pt);
+  // A hit is a file whose bytes match the digest recorded at export; a damaged one is reported
+  // and exported again.
+  bool cached = cache::verify(pt);
   if (!cached) run_export();
   auto load_pt = [&] { impl->m32 = torch::jit::load(pt.string()); };
   try {

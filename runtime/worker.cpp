@@ -2,15 +2,20 @@
 
 #include <ATen/ATen.h>
 #include <fcntl.h>
+#include <dirent.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
+#include <sys/random.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <tbb/global_control.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -19,6 +24,10 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "common/cache.h"
+#include "common/files.h"
+#include "common/process.h"
+#include "common/sha256.h"
 #include "kaudit_cpu/abi.h"
 #include "runtime/cpu/device_memory.h"
 #include "runtime/cpu/guarded_allocator.h"
@@ -36,6 +45,7 @@ const char* to_string(Status s) {
     case Status::LaunchError: return "launch-error";
     case Status::OutOfBounds: return "out-of-bounds";
     case Status::Exception: return "exception";
+    case Status::SandboxViolation: return "sandbox-violation";
   }
   return "crash";
 }
@@ -46,7 +56,8 @@ Status status_from_name(const std::string& name) {
   static const std::map<std::string, Status> names = {
       {"ok", Status::Ok}, {"crash", Status::Crash}, {"barrier-divergence", Status::BarrierDivergence},
       {"launch-error", Status::LaunchError}, {"exception", Status::Exception},
-      {"out-of-bounds", Status::OutOfBounds}, {"timeout", Status::Timeout}};
+      {"out-of-bounds", Status::OutOfBounds}, {"timeout", Status::Timeout},
+      {"sandbox-violation", Status::SandboxViolation}};
   auto it = names.find(name);
   return it == names.end() ? Status::Crash : it->second;
 }
@@ -133,21 +144,51 @@ struct Reader {
     std::string h(n, '\0');
     if ((r = read_exact(h.data(), n)) != ReadResult::Ok) return r;
     header = json::parse(h, nullptr, false);
-    if (header.is_discarded()) return ReadResult::Bad;
-    for (const auto& m : header.value("tensors", json::array())) {
-      std::vector<std::int64_t> shape = m.at("shape").get<std::vector<std::int64_t>>();
-      at::Tensor t = at::empty(shape, at::TensorOptions().dtype((at::ScalarType)m.at("dtype").get<int>()));
-      std::uint64_t bytes = 0;
-      if ((r = read_exact(&bytes, 8)) != ReadResult::Ok) return r;
-      if (bytes != t.nbytes()) return ReadResult::Bad;
-      if ((r = read_exact(t.data_ptr(), bytes)) != ReadResult::Ok) return r;
-      tensors.push_back(t);
+    if (header.is_discarded() || !header.is_object()) return ReadResult::Bad;
+    // A message may be forged by kernel code (the runner rejects it then): one that names
+    // impossible tensors is malformed, not an exception in the runner.
+    try {
+      const json metas = header.value("tensors", json::array());
+      if (!metas.is_array()) return ReadResult::Bad;
+      for (const auto& m : metas) {
+        std::vector<std::int64_t> shape = m.at("shape").get<std::vector<std::int64_t>>();
+        const int dtype = m.at("dtype").get<int>();
+        if (dtype < 0 || dtype >= (int)at::ScalarType::NumOptions) return ReadResult::Bad;
+        at::Tensor t = at::empty(shape, at::TensorOptions().dtype((at::ScalarType)dtype));
+        std::uint64_t bytes = 0;
+        if ((r = read_exact(&bytes, 8)) != ReadResult::Ok) return r;
+        if (bytes != t.nbytes()) return ReadResult::Bad;
+        if ((r = read_exact(t.data_ptr(), bytes)) != ReadResult::Ok) return r;
+        tensors.push_back(t);
+      }
+    } catch (const std::exception&) {
+      return ReadResult::Bad;
     }
     return ReadResult::Ok;
   }
 };
 
 // ---- worker side --------------------------------------------------------------------------------
+// Loads a kernel library from a private copy of its bytes (a memfd, loaded through its
+// /proc/self/fd name and never closed, so the name stays unique): a cache file changed or
+// truncated after this point cannot change or fault the loaded code. A library whose bytes do
+// not match the digest recorded next to it when it was built (common/cache.h) is not loaded.
+std::unique_ptr<KernelLibrary> load_private_copy(const std::string& path) {
+  const auto bytes = read_file(path);
+  if (!bytes) throw std::runtime_error("cannot read the kernel library " + path);
+  if (const auto recorded = read_file(cache::digest_path(path)); recorded && recorded->size() >= 64 &&
+                                                                  recorded->substr(0, 64) != sha256_hex(*bytes))
+    throw std::runtime_error("the kernel library " + path +
+                             " does not match the digest recorded when it was built (a damaged cache entry)");
+  const int fd = memfd_create("kaudit-kernel", MFD_CLOEXEC);
+  if (fd < 0) return std::make_unique<KernelLibrary>(path);  // no memfd: the file itself
+  if (!write_all(fd, bytes->data(), bytes->size())) {
+    close(fd);
+    throw std::runtime_error("cannot copy the kernel library " + path);
+  }
+  return std::make_unique<KernelLibrary>("/proc/self/fd/" + std::to_string(fd));
+}
+
 json serve_one(const json& req, std::vector<at::Tensor>& tensors, std::vector<at::Tensor>& outputs,
                WorkerContext& context, std::uint64_t thread_budget) {
   const KernelLibrary& library = context.library(req.at("library").get<std::string>());
@@ -228,15 +269,23 @@ class CpuBudget {
 // served, from the moment it is read until its reply is written: a child that dies while it is 0
 // owes the runner nothing. Replies echo the sequence number, so the runner can tell a reply that
 // belongs to an earlier request (and drop it) instead of shifting every later one.
-int serve_requests(int out_fd, std::map<std::string, std::unique_ptr<KernelLibrary>>& libraries,
+int serve_requests(int in_fd, int out_fd, const std::string& nonce,
+                   std::map<std::string, std::unique_ptr<KernelLibrary>>& libraries,
                    volatile std::uint64_t* open_request, const WorkerLimits& limits,
                    const std::map<std::string, RequestHandler>& handlers) {
-  Reader reader{0};
+  Reader reader{in_fd};
   CpuBudget budget(cpu_limit_seconds(limits));  // timers do not survive fork: made in each child
   WorkerContext context;
   context.library = [&](const std::string& path) -> const KernelLibrary& {
-    auto& library = libraries[path];
-    if (!library) library = std::make_unique<KernelLibrary>(path);
+    // Keyed by the file's identity too: a library the runner rebuilt (a new file renamed over a
+    // damaged one) is loaded again, not served from the copy loaded before.
+    std::string key = path;
+    struct stat st{};
+    if (stat(path.c_str(), &st) == 0)
+      key += "\n" + std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino) + ":" + std::to_string(st.st_size) +
+             ":" + std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec);
+    auto& library = libraries[key];
+    if (!library) library = load_private_copy(path);
     return *library;
   };
   context.rearm_cpu_budget = [&] { budget.arm(); };
@@ -271,7 +320,12 @@ int serve_requests(int out_fd, std::map<std::string, std::unique_ptr<KernelLibra
     // Free the inputs before replying, so the memory checker's end-of-life check of a tensor the
     // kernel wrote past fails this run, not a later one.
     tensors.clear();
+    // Children the kernel forked and that have exited are reaped now: the runner counts what is
+    // left of them (live processes) after the reply as a sandbox violation.
+    while (waitpid(-1, nullptr, WNOHANG) > 0) {
+    }
     resp["seq"] = seq;
+    resp["nonce"] = nonce;
     if (!send_message(out_fd, resp, outputs)) return 4;
     *open_request = 0;
   }
@@ -279,12 +333,77 @@ int serve_requests(int out_fd, std::map<std::string, std::unique_ptr<KernelLibra
 
 }  // namespace
 
+namespace {
+// Closes every descriptor but 0, 1, 2 and `keep` (the protocol's), and marks the kept ones
+// close-on-exec: nothing the runner's process had open reaches kernel code, and an exec from
+// kernel code takes no protocol descriptor with it.
+void close_other_descriptors(std::initializer_list<int> keep) {
+  std::vector<int> open;
+  if (DIR* d = opendir("/proc/self/fd")) {
+    const int own = dirfd(d);
+    while (const dirent* e = readdir(d)) {
+      if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+      const int fd = std::atoi(e->d_name);
+      if (fd > 2 && fd != own && std::find(keep.begin(), keep.end(), fd) == keep.end()) open.push_back(fd);
+    }
+    closedir(d);
+  }
+  for (int fd : open) close(fd);
+  for (int fd : keep) fcntl(fd, F_SETFD, FD_CLOEXEC);
+}
+
+// Kills and reaps every child of this process: the processes a kernel left behind, which this
+// process (a subreaper) adopted when their parents died.
+void kill_adopted_children() {
+  for (int round = 0; round < 16; ++round) {
+    const std::vector<pid_t> children = child_processes(getpid());
+    if (children.empty()) break;
+    for (pid_t c : children) kill_process_tree(c);
+    for (pid_t c : children) waitpid(c, nullptr, 0);
+  }
+  while (waitpid(-1, nullptr, WNOHANG) > 0) {
+  }
+}
+}  // namespace
+
 int worker_main(const WorkerLimits& limits, const std::map<std::string, RequestHandler>& handlers) {
   const double cpu_limit = cpu_limit_seconds(limits);
-  // Protocol on a private copy of stdout; fd 1 becomes stderr so device printf cannot corrupt it.
-  const int out_fd = dup(1);
+  // The protocol runs on private copies of stdin and stdout; fd 0 becomes /dev/null and fd 1
+  // stderr, so device printf cannot corrupt the protocol. Everything else is closed.
+  const int in_fd = fcntl(0, F_DUPFD_CLOEXEC, 3);
+  const int out_fd = fcntl(1, F_DUPFD_CLOEXEC, 3);
+  if (in_fd < 0 || out_fd < 0) return 5;
+  if (const int null_fd = open("/dev/null", O_RDONLY); null_fd >= 0) {
+    dup2(null_fd, 0);
+    if (null_fd != 0) close(null_fd);
+  }
   dup2(2, 1);
+  close_other_descriptors({in_fd, out_fd});
+  // Each kernel library loaded keeps a descriptor (load_private_copy): as many as allowed.
+  if (rlimit files{}; getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
+    files.rlim_cur = files.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &files);
+  }
   signal(SIGPIPE, SIG_IGN);
+  // The first message is the runner's nonce for this worker (given on the pipe, not on the
+  // command line or in the environment, which /proc shows to every process of the user). Every
+  // reply echoes it with its request's sequence number; runtime/worker.h says what that stops.
+  std::string nonce;
+  {
+    Reader init{in_fd};
+    json hello;
+    std::vector<at::Tensor> none;
+    if (init.read_message(hello, none) != ReadResult::Ok || !hello.contains("nonce") || !hello["nonce"].is_string())
+      return 3;
+    nonce = hello["nonce"].get<std::string>();
+  }
+  // Processes a kernel leaves behind (fork, setsid, a double fork) are re-parented to this
+  // process instead of init when their parent dies, so they stay in the worker's tree, where
+  // the runner finds them after each reply and kills them all when it retires the worker.
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
+  // No PR_SET_PDEATHSIG here: it fires when the runner's *thread* that started the worker ends,
+  // and the audit starts workers on threads that end after each batch. When the runner's process
+  // dies, the request pipe reaches end of input and the worker ends (killing what it adopted).
   if (limits.memcheck) rt::install_guarded_allocator();
   rt::install_device_memory();  // after the memory checker: it wraps the allocator installed before
   if (cpu_limit > 0) {
@@ -299,7 +418,7 @@ int worker_main(const WorkerLimits& limits, const std::map<std::string, RequestH
   std::map<std::string, std::unique_ptr<KernelLibrary>> libraries;
   // Ready handshake: the parent's per-run time limit starts only once the worker is up (loading
   // libtorch can take seconds on a busy machine).
-  if (!send_message(out_fd, {{"ready", true}}, {})) return 4;
+  if (!send_message(out_fd, {{"ready", true}, {"nonce", nonce}}, {})) return 4;
   // The loaded process is a zygote: requests are served by a forked child, in a loop, as long as
   // it lives. When a run kills the child (a crash, the memory checker's out-of-bounds exit), the
   // zygote reports that run's death itself and forks a fresh child in milliseconds, instead of
@@ -311,14 +430,22 @@ int worker_main(const WorkerLimits& limits, const std::map<std::string, RequestH
   void* shared = mmap(nullptr, 2 * sizeof(std::uint64_t), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (shared == MAP_FAILED) return 5;
   auto* open_request = static_cast<volatile std::uint64_t*>(shared);
+  const pid_t zygote = getpid();
   for (;;) {
     *open_request = 0;
     const pid_t child = fork();
     if (child < 0) return 5;
-    if (child == 0) _exit(serve_requests(out_fd, libraries, open_request, limits, handlers));
+    if (child == 0) {
+      // The serving child dies with the zygote (the zygote is single-threaded: its main thread
+      // lives as long as it does).
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (getppid() != zygote) _exit(0);
+      _exit(serve_requests(in_fd, out_fd, nonce, libraries, open_request, limits, handlers));
+    }
     int status = 0;
     while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
     }
+    kill_adopted_children();  // what the dead child's kernels left behind
     if (WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 3 || WEXITSTATUS(status) == 4))
       return WEXITSTATUS(status);  // end of input, or the protocol broke
     const std::uint64_t open = *open_request;
@@ -338,6 +465,7 @@ int worker_main(const WorkerLimits& limits, const std::map<std::string, RequestH
                                                : "kernel run exited with code " + std::to_string(WEXITSTATUS(status))}};
     }
     death["seq"] = open - 1;
+    death["nonce"] = nonce;
     death["progress"] = open_request[1];
     if (!send_message(out_fd, death, {})) return 4;
   }
@@ -345,6 +473,30 @@ int worker_main(const WorkerLimits& limits, const std::map<std::string, RequestH
 
 // ---- parent side --------------------------------------------------------------------------------
 constexpr int kStartupSeconds = 300;
+
+namespace {
+// 128 random bits, hex: the nonce a worker's replies must carry.
+std::string random_nonce() {
+  unsigned char bytes[16];
+  std::size_t got = 0;
+  while (got < sizeof bytes) {
+    const ssize_t n = getrandom(bytes + got, sizeof bytes - got, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  if (got < sizeof bytes) {  // no getrandom: /dev/urandom
+    const int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || read(fd, bytes, sizeof bytes) != (ssize_t)sizeof bytes)
+      throw std::runtime_error("kaudit: no source of random bytes for the worker's nonce");
+    close(fd);
+  }
+  static const char* hex = "0123456789abcdef";
+  std::string s;
+  for (unsigned char b : bytes) s += hex[b >> 4], s += hex[b & 15];
+  return s;
+}
+}  // namespace
 
 IsolatedRunner::IsolatedRunner(std::filesystem::path worker_exe, WorkerLimits limits)
     : exe_(std::move(worker_exe)), limits_(limits) {
@@ -408,11 +560,13 @@ bool IsolatedRunner::start(std::string& error) {
   from_worker_ = out[0];
   worker_err_ = err[0];
   stderr_tail_.clear();
+  nonce_ = random_nonce();
   Reader reader{from_worker_, worker_err_, &stderr_tail_,
                 std::chrono::steady_clock::now() + std::chrono::seconds(kStartupSeconds)};
   json hello;
   std::vector<at::Tensor> none;
-  if (reader.read_message(hello, none) != ReadResult::Ok || !hello.value("ready", false)) {
+  if (!send_message(to_worker_, {{"nonce", nonce_}}, {}) || reader.read_message(hello, none) != ReadResult::Ok ||
+      !hello.value("ready", false) || hello.value("nonce", std::string()) != nonce_) {
     error = "the worker did not start within " + std::to_string(kStartupSeconds) + " s" +
             (stderr_tail_.empty() ? std::string() : ": " + stderr_tail_);
     stop();
@@ -423,7 +577,9 @@ bool IsolatedRunner::start(std::string& error) {
 
 void IsolatedRunner::stop() {
   if (pid_ > 0) {
-    kill(-pid_, SIGKILL);
+    // The whole tree: the zygote, its serving child, and whatever a kernel left behind in
+    // another process group or session (the zygote is a subreaper: they stay below it).
+    kill_process_tree(pid_);
     waitpid(pid_, nullptr, 0);
   }
   for (int* fd : {&to_worker_, &from_worker_, &worker_err_})
@@ -441,7 +597,8 @@ std::string trimmed_tail(const std::string& err) {
 }  // namespace
 
 RunResult IsolatedRunner::collect_death(RunResult r, bool timed_out, int runs) {
-  if (timed_out) kill(-pid_, SIGKILL);  // the worker's process group: it and its run's child
+  // The worker, its run's child and anything they started (a dead worker's children are gone).
+  if (timed_out) kill_process_tree(pid_);
   int status = 0;
   waitpid(pid_, &status, 0);
   pid_ = -1;
@@ -464,7 +621,47 @@ RunResult IsolatedRunner::collect_death(RunResult r, bool timed_out, int runs) {
   return r;
 }
 
-bool IsolatedRunner::drop_stale_replies() {
+IsolatedRunner::Check IsolatedRunner::check_reply(const json& reply, std::string& violation) const {
+  // Only a reply of this worker (its nonce) to this request (its sequence number) is an answer.
+  // One to an earlier request, with the nonce, is stale (a child that died just after replying
+  // is reported again by the zygote) and dropped; anything else did not come from the worker's
+  // protocol code: a reply without a number, with another nonce, or for a request not sent yet.
+  const auto seq = reply.find("seq");
+  const auto nonce = reply.find("nonce");
+  if (nonce == reply.end() || !nonce->is_string() || nonce->get<std::string>() != nonce_) {
+    violation = "a reply without this worker's nonce";
+    return Check::Violation;
+  }
+  if (seq == reply.end() || !seq->is_number_unsigned()) {
+    violation = "a reply without a sequence number";
+    return Check::Violation;
+  }
+  const std::uint64_t n = seq->get<std::uint64_t>();
+  if (n < seq_) return Check::Stale;
+  if (n > seq_) {
+    violation = "a reply to request " + std::to_string(n) + ", which was never sent (the open one is " +
+                std::to_string(seq_) + ")";
+    return Check::Violation;
+  }
+  return Check::Current;
+}
+
+std::string IsolatedRunner::leftover_processes() const {
+  // After a reply the worker's tree is the zygote and its serving child, nothing else: a process
+  // below the child, or a second child of the zygote (adopted after its parent died), was left by
+  // the kernel that just ran.
+  std::vector<pid_t> children = child_processes(pid_);
+  std::vector<pid_t> extra;
+  if (children.size() > 1) extra.assign(children.begin() + 1, children.end());
+  for (pid_t c : children)
+    for (pid_t g : child_processes(c)) extra.push_back(g);
+  if (extra.empty()) return {};
+  std::string pids;
+  for (pid_t p : extra) pids += (pids.empty() ? "" : ", ") + std::to_string(p);
+  return "the kernel left " + std::to_string(extra.size()) + " process(es) running after its run (pid " + pids + ")";
+}
+
+bool IsolatedRunner::drop_stale_replies(std::string& violation) {
   for (int dropped = 0; dropped < 8; ++dropped) {
     pollfd fd{from_worker_, POLLIN, 0};
     if (poll(&fd, 1, 0) <= 0 || !(fd.revents & POLLIN)) return true;  // nothing waiting
@@ -472,32 +669,42 @@ bool IsolatedRunner::drop_stale_replies() {
                   std::chrono::steady_clock::now() + std::chrono::seconds(5)};
     json stale;
     std::vector<at::Tensor> ignored;
-    if (reader.read_message(stale, ignored) != ReadResult::Ok) return false;
+    if (reader.read_message(stale, ignored) != ReadResult::Ok) {
+      violation = "a malformed message between requests";
+      return false;
+    }
+    // A reply waiting before a request is sent can only be stale: one to the open request
+    // (already answered) or beyond is not the worker's.
+    ++seq_;
+    const Check check = check_reply(stale, violation);
+    --seq_;
+    if (check == Check::Current) violation = "a reply to request " + std::to_string(seq_ + 1) + " before it was sent";
+    if (check != Check::Stale) return false;
   }
+  violation = "a stream of unrequested replies";
   return false;
 }
 
-Exchange IsolatedRunner::exchange(json req, const std::vector<at::Tensor>& tensors, int runs) {
-  Exchange ex;
+bool IsolatedRunner::exchange_once(const json& req, const std::vector<at::Tensor>& tensors, int runs, Exchange& ex,
+                                   std::string& violation) {
   if (pid_ < 0) {
     std::string error;
     if (!start(error)) {
       ex.status = Status::Crash;
       ex.message = "cannot start a worker: " + error;
-      return ex;
+      return true;
     }
   }
-  req["seq"] = ++seq_;
   stderr_tail_.clear();
   // Anything already waiting to be read is a reply to an earlier request (a child that died just
   // after replying, reported twice): drop it, or the reply to this request would be read as the
-  // next one's, and the two sides could end up writing to each other at once.
-  if (!drop_stale_replies()) {
-    stop();
-    return exchange(std::move(req), tensors, runs);  // a fresh worker (once: a fresh worker has nothing stale)
-  }
+  // next one's, and the two sides could end up writing to each other at once. Anything else
+  // waiting there was not written by the worker's protocol code.
+  if (!drop_stale_replies(violation)) return false;
+  json message = req;
+  message["seq"] = ++seq_;
   RunResult death;
-  if (!send_message(to_worker_, req, tensors)) {
+  if (!send_message(to_worker_, message, tensors)) {
     death = collect_death(death, false);
   } else {
     Reader reader{from_worker_, worker_err_, &stderr_tail_,
@@ -506,12 +713,19 @@ Exchange IsolatedRunner::exchange(json req, const std::vector<at::Tensor>& tenso
     json resp;
     std::vector<at::Tensor> outputs;
     ReadResult r = reader.read_message(resp, outputs);
-    while (r == ReadResult::Ok && resp.value("seq", seq_) != seq_) {  // a stale reply: skip it
-      resp = json();
+    while (r == ReadResult::Ok) {
+      const Check check = check_reply(resp, violation);
+      if (check == Check::Violation) return false;
+      if (check == Check::Current) break;
+      resp = json();  // a stale reply: skip it
       outputs.clear();
       r = reader.read_message(resp, outputs);
     }
     if (r == ReadResult::Ok) {
+      if (std::string left = leftover_processes(); !left.empty()) {
+        violation = std::move(left);
+        return false;
+      }
       ex.status = status_from_name(resp.value("status", "crash"));
       ex.message = resp.value("message", "");
       if (ex.status == Status::Crash || ex.status == Status::OutOfBounds) {
@@ -523,14 +737,37 @@ Exchange IsolatedRunner::exchange(json req, const std::vector<at::Tensor>& tenso
       }
       ex.reply = std::move(resp);
       ex.tensors = std::move(outputs);
-      return ex;
+      return true;
     }
-    if (r == ReadResult::Bad) kill(-pid_, SIGKILL);  // a broken stream: the worker may still be alive
+    if (r == ReadResult::Bad) {  // not a message the worker's protocol code writes
+      violation = "a malformed reply";
+      return false;
+    }
     death = collect_death(death, r == ReadResult::Timeout, runs);
   }
   ex.status = death.status;
   ex.message = death.message;
-  return ex;
+  return true;
+}
+
+Exchange IsolatedRunner::exchange(json req, const std::vector<at::Tensor>& tensors, int runs) {
+  // A protocol violation cannot be pinned on this request's kernel at once: a process or thread
+  // an earlier kernel left behind may have written it. The worker is killed (its whole tree) and
+  // the request runs again on a fresh one; a violation there is this kernel's own doing.
+  std::string violation;
+  for (int attempt = 0;; ++attempt) {
+    Exchange ex;
+    if (exchange_once(req, tensors, runs, ex, violation)) return ex;
+    ++violations_;
+    std::fprintf(stderr, "kaudit: worker %d broke the protocol (%s): killed and replaced%s\n", (int)pid_,
+                 violation.c_str(), attempt == 0 ? "; the run is repeated on a fresh worker" : "");
+    stop();
+    if (attempt == 1) {
+      ex.status = Status::SandboxViolation;
+      ex.message = "protocol violation on a fresh worker: " + violation;
+      return ex;
+    }
+  }
 }
 
 RunResult IsolatedRunner::run(const RunRequest& request) {

@@ -5,6 +5,18 @@
 // Wire format on the worker's stdin/stdout: a message is a u64 length + JSON header, followed by
 // the raw bytes of each tensor the header lists ({"dtype": int ScalarType, "shape": [...]}) as
 // u64 length + bytes. Device printf output goes to the worker's stderr, never into the protocol.
+//
+// Kernel code is hostile (issue 21, item 2; docs/SECURITY.md). The first message is a per-worker
+// random nonce from the runner; every reply carries it and its request's sequence number, and the
+// runner takes nothing else as an answer: a reply without them, for a request not sent yet, or
+// malformed, is a protocol violation. So is a process left running in the worker's tree after a
+// reply (the worker is a subreaper: setsid and double forks stay in its tree). A violation kills
+// the worker's whole tree and repeats the request on a fresh worker; one there is the run's
+// verdict, Status::SandboxViolation. This stops what was reproduced: a process left behind by one
+// kernel answering later kernels' requests. It does NOT stop kernel code from forging its own
+// run's reply: it runs in the serving child's address space, where it can read the nonce and the
+// sequence number, and a thread it leaves there lives as long as that child. A fresh process per
+// run and a seccomp filter (issue 21, item 1) are what stop those.
 #pragma once
 #include <ATen/core/Tensor.h>
 #include <sys/types.h>
@@ -23,7 +35,10 @@
 
 namespace kaudit::runtime {
 
-enum class Status { Ok, Crash, Timeout, BarrierDivergence, LaunchError, OutOfBounds, Exception };
+// SandboxViolation ("sandbox-violation"): the run broke the worker protocol on a fresh worker
+// (a reply without this worker's nonce or the request's sequence number, a malformed reply) or
+// left a process running after it; see IsolatedRunner.
+enum class Status { Ok, Crash, Timeout, BarrierDivergence, LaunchError, OutOfBounds, Exception, SandboxViolation };
 const char* to_string(Status s);
 
 struct RunRequest {
@@ -85,13 +100,25 @@ class IsolatedRunner {
   const WorkerLimits& limits() const { return limits_; }
   // How long run() waits for a reply before killing the worker (exchange(): for `runs` runs).
   double wall_limit_seconds(int runs = 1) const;
+  // Protocol violations seen (each killed a worker); the worker's pid (-1: none running).
+  int violations() const { return violations_; }
+  pid_t worker_pid() const { return pid_; }
 
  private:
+  enum class Check { Current, Stale, Violation };
   bool start(std::string& error);
   void stop();
   RunResult collect_death(RunResult r, bool timed_out, int runs = 1);
-  // Reads and drops replies already waiting (to earlier requests); false if the stream is broken.
-  bool drop_stale_replies();
+  // Reads and drops replies already waiting (to earlier requests); false, with the reason, on
+  // anything that is not a stale reply of this worker.
+  bool drop_stale_replies(std::string& violation);
+  Check check_reply(const nlohmann::json& reply, std::string& violation) const;
+  // Empty, or which processes the last run left in the worker's tree.
+  std::string leftover_processes() const;
+  // One try on the current (or a fresh) worker: false on a protocol violation (the reason in
+  // `violation`), true when `ex` holds the answer or the worker's death.
+  bool exchange_once(const nlohmann::json& req, const std::vector<at::Tensor>& tensors, int runs, Exchange& ex,
+                     std::string& violation);
 
   std::filesystem::path exe_;
   WorkerLimits limits_;
@@ -99,6 +126,8 @@ class IsolatedRunner {
   int to_worker_ = -1, from_worker_ = -1, worker_err_ = -1;
   std::string stderr_tail_;
   std::uint64_t seq_ = 0;  // of the last request; replies echo it
+  std::string nonce_;      // this worker's, chosen at spawn; replies echo it
+  int violations_ = 0;
 };
 
 constexpr double kWallBackstopFactor = 4;

@@ -10,7 +10,9 @@ std::filesystem::path default_cache_dir() {
   if (const char* c = std::getenv("KAUDIT_CACHE"); c && *c) return c;
   if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::filesystem::path(x) / "kaudit";
   if (const char* h = std::getenv("HOME"); h && *h) return std::filesystem::path(h) / ".cache" / "kaudit";
-  return std::filesystem::temp_directory_path() / "kaudit-cache";
+  // Never a shared folder such as /tmp: anyone could plant a library there that kaudit would
+  // load. Empty: a command that needs the cache stops with an error saying what to set.
+  return {};
 }
 std::filesystem::path builtin_corpus_dir() { return KAUDIT_BUILTIN_CORPUS; }
 std::filesystem::path builtin_suites_dir() { return KAUDIT_BUILTIN_SUITES; }

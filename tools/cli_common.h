@@ -6,7 +6,8 @@
 #include "corpus/corpus.h"
 
 namespace kaudit::cli {
-// $KAUDIT_CACHE, else $XDG_CACHE_HOME/kaudit, else ~/.cache/kaudit.
+// $KAUDIT_CACHE, else $XDG_CACHE_HOME/kaudit, else ~/.cache/kaudit; empty when none is set
+// (kaudit::cache::prepare_dir then refuses it with an error saying what to set).
 std::filesystem::path default_cache_dir();
 // The corpus/ folder of this source tree.
 std::filesystem::path builtin_corpus_dir();

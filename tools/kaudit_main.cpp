@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "common/cache.h"
 #include "tools/cli.h"
 
 namespace {
@@ -34,18 +35,23 @@ int main(int argc, char** argv) {
   }
   const std::string cmd = argv[1];
   std::vector<std::string> args(argv + 2, argv + argc);
-  if (cmd == "worker") return kaudit::cli::worker_command(args);
-  if (cmd == "verify") return kaudit::cli::verify_command(args);
-  if (cmd == "check") return kaudit::cli::check_command(args);
-  if (cmd == "rules") return kaudit::cli::rules_command(args);
-  if (cmd == "audit") return kaudit::cli::audit_command(args);
-  if (cmd == "mutate") return kaudit::cli::mutate_command(args);
-  if (cmd == "cover") return kaudit::cli::cover_command(args);
-  if (cmd == "diff") return kaudit::cli::diff_command(args);
-  if (cmd == "sweep") return kaudit::cli::sweep_command(args);
-  if (cmd == "export") return kaudit::cli::export_command(args);
-  if (cmd == "import") return kaudit::cli::import_command(args);
-  if (cmd == "gpu-bundle") return kaudit::cli::gpu_bundle_command(args);
+  try {
+    if (cmd == "worker") return kaudit::cli::worker_command(args);
+    if (cmd == "verify") return kaudit::cli::verify_command(args);
+    if (cmd == "check") return kaudit::cli::check_command(args);
+    if (cmd == "rules") return kaudit::cli::rules_command(args);
+    if (cmd == "audit") return kaudit::cli::audit_command(args);
+    if (cmd == "mutate") return kaudit::cli::mutate_command(args);
+    if (cmd == "cover") return kaudit::cli::cover_command(args);
+    if (cmd == "diff") return kaudit::cli::diff_command(args);
+    if (cmd == "sweep") return kaudit::cli::sweep_command(args);
+    if (cmd == "export") return kaudit::cli::export_command(args);
+    if (cmd == "import") return kaudit::cli::import_command(args);
+    if (cmd == "gpu-bundle") return kaudit::cli::gpu_bundle_command(args);
+  } catch (const kaudit::cache::CacheDirError& e) {  // a cache folder kaudit refuses (common/cache.h)
+    std::fprintf(stderr, "kaudit %s: %s\n", cmd.c_str(), e.what());
+    return 2;
+  }
   std::fprintf(stderr, "kaudit: unknown command '%s'\n", cmd.c_str());
   usage();
   return 2;

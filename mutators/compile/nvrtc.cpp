@@ -29,6 +29,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/cache.h"
 #include "common/sha256.h"
 #include "mutators/compile/nvrtc_wire.h"
 #include "common/files.h"
@@ -273,7 +274,7 @@ std::filesystem::path cache_file(const std::filesystem::path& dir, const std::st
 }
 
 bool read_cache(const std::filesystem::path& file, CompileResult& out) {
-  const auto text = read_file(file);
+  const auto text = cache::read_record(file);  // checked against its digest (common/cache.h)
   if (!text) return false;
   nlohmann::json j = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (!j.is_object() || j.value("format", "") != kCacheFormat) return false;
@@ -301,25 +302,7 @@ bool read_cache(const std::filesystem::path& file, CompileResult& out) {
   // The log is kept (bounded) so a cached failure still explains itself.
   j["log"] = r.log.size() > 16384 ? r.log.substr(0, 16384) + "\n[log truncated]\n" : r.log;
   j["compile_milliseconds"] = r.milliseconds;
-  static std::atomic<unsigned long> counter{0};
-  std::error_code ec;
-  std::filesystem::create_directories(file.parent_path(), ec);
-  std::filesystem::path tmp = file;
-  tmp += ".tmp." + std::to_string(::getpid()) + "." +
-         std::to_string(std::hash<std::thread::id>()(std::this_thread::get_id())) + "." +
-         std::to_string(counter.fetch_add(1));
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return;  // an unwritable cache only costs speed
-    out << j.dump(1) << "\n";
-    if (!out.flush()) {
-      out.close();
-      std::filesystem::remove(tmp, ec);
-      return;
-    }
-  }
-  std::filesystem::rename(tmp, file, ec);
-  if (ec) std::filesystem::remove(tmp, ec);
+  cache::write_record(file, j.dump(1) + "\n");  // an unwritable cache only costs speed
 }
 
 }  // namespace
@@ -337,6 +320,7 @@ std::string_view NvrtcCompiler::prelude() { return kNvrtcPreludeText; }
 
 NvrtcCompiler::NvrtcCompiler(std::filesystem::path cache_dir, NvrtcOptions options)
     : cache_dir_(std::move(cache_dir)), user_options_(std::move(options)) {
+  if (!cache_dir_.empty()) cache::prepare_dir(cache_dir_, "nvrtc");  // private, or a CacheDirError now
   options_ = {
       "--gpu-architecture=sm_90",
       "-std=c++17",

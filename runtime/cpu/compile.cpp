@@ -7,8 +7,11 @@
 #include <cstdlib>
 #include <fstream>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <vector>
+
+#include "common/cache.h"
 
 #include "common/process.h"
 #include "common/sha256.h"
@@ -71,6 +74,7 @@ CpuCompiler::CpuCompiler(fs::path cache_dir, fs::path prelude_dir)
   for (const auto& f : kFlags) identity_ += f + " ";
   for (const auto& f : kLinkFlags) identity_ += f + " ";
   identity_ += "\n" + sha256_hex(prelude);
+  cache::prepare_dir(cache_dir_, "cpu-kernels");  // private, or a CacheDirError now
 }
 
 fs::path CpuCompiler::precompiled_prelude() const {
@@ -79,9 +83,14 @@ fs::path CpuCompiler::precompiled_prelude() const {
   std::lock_guard<std::mutex> lock(making);
   const fs::path root = cache_dir_ / "cpu-pch" / sha256_hex(identity_);
   const fs::path dir = root / "kaudit_cpu" / "prelude.h.gch";  // GCC tries each file in it
+  static std::set<std::string> verified;  // checked once per process: they are large
   for (const char* fibers : {"0", "1"}) {
     const fs::path pch = dir / (std::string("fibers") + fibers + ".gch");
-    if (fs::exists(pch)) continue;
+    if (verified.count(pch.string())) continue;
+    if (cache::verify(pch)) {
+      verified.insert(pch.string());
+      continue;
+    }
     std::error_code ec;
     fs::create_directories(dir, ec);
     const fs::path tmp = dir / (std::string("fibers") + fibers + "." + std::to_string(getpid()) + ".tmp");
@@ -94,7 +103,8 @@ fs::path CpuCompiler::precompiled_prelude() const {
       fs::remove(tmp, ec);
       return {};  // builds still work, only slower
     }
-    fs::rename(tmp, pch, ec);  // atomic: concurrent makers agree
+    if (!cache::seal(tmp, pch)) return {};  // atomic: concurrent makers agree
+    verified.insert(pch.string());
   }
   return root;
 }
@@ -112,7 +122,9 @@ CpuBuild CpuCompiler::build(std::string_view source, std::string_view file_name,
   const std::string key = sha256_hex(identity_ + "\n" + lowered.text);
   const fs::path dir = cache_dir_ / "cpu-kernels";
   b.library = dir / (key + ".so");
-  if (fs::exists(b.library)) {
+  // A hit is a library whose bytes match the digest recorded when it was built; a damaged one is
+  // reported and built again (common/cache.h).
+  if (cache::verify(b.library)) {
     b.ok = b.cache_hit = true;
     return b;
   }
@@ -146,9 +158,9 @@ CpuBuild CpuCompiler::build(std::string_view source, std::string_view file_name,
     if (!r.started) b.diagnostics = "cannot run the C++ compiler '" + compiler_ + "': " + r.spawn_error;
     return b;
   }
-  fs::rename(tmp, b.library, ec);  // atomic: concurrent builders of the same key agree
-  if (ec) {
-    b.diagnostics = "cannot move the built library into the cache: " + ec.message();
+  std::string error;
+  if (!cache::seal(tmp, b.library, &error)) {  // atomic: concurrent builders of the same key agree
+    b.diagnostics = "cannot move the built library into the cache: " + error;
     return b;
   }
   b.ok = true;

@@ -137,7 +137,10 @@ TEST(Nvrtc, SecondCompileIsACacheHitAndTheCacheFileIsSmallJson) {
   const std::filesystem::path file =
       dir.path() / "nvrtc" / (nvrtc.cache_key(kTinyKernel) + ".json");
   ASSERT_TRUE(std::filesystem::exists(file)) << file;
-  auto j = nlohmann::json::parse(read_text(file));
+  // A record: a digest line, then the JSON (common/cache.h).
+  const std::string record = read_text(file);
+  ASSERT_EQ(record.rfind("kaudit-sha256 ", 0), 0u) << record;
+  auto j = nlohmann::json::parse(record.substr(record.find('\n') + 1));
   EXPECT_EQ(j.at("status"), "ok");
   EXPECT_EQ(j.at("image_sha256"), first.image_sha256);
   EXPECT_TRUE(j.contains("first_diagnostic"));
@@ -175,6 +178,18 @@ TEST(Nvrtc, SecondCompileIsACacheHitAndTheCacheFileIsSmallJson) {
   EXPECT_FALSE(third.cache_hit);
   EXPECT_EQ(third.image_sha256, first.image_sha256);
   EXPECT_TRUE(nvrtc.compile(kTinyKernel, "tiny.cu").cache_hit);
+
+  // A record changed behind its digest (here: another image hash) is not used either.
+  {
+    std::string forged = read_text(file);
+    const auto at = forged.find(first.image_sha256);
+    ASSERT_NE(at, std::string::npos);
+    forged.replace(at, 64, std::string(64, 'f'));
+    std::ofstream(file, std::ios::binary | std::ios::trunc) << forged;
+  }
+  CompileResult fourth = nvrtc.compile(kTinyKernel, "tiny.cu");
+  EXPECT_FALSE(fourth.cache_hit);
+  EXPECT_EQ(fourth.image_sha256, first.image_sha256);
 }
 
 // `i < n` and `n > i` are the same program: same image (equivalent to the original). Two

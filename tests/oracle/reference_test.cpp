@@ -149,6 +149,36 @@ TEST_F(ReferenceTest, SecondLoadIsACacheHit) {
     EXPECT_EQ(e.path().string().find(".tmp."), std::string::npos) << e.path();
 }
 
+TEST_F(ReferenceTest, ReplacedOrTruncatedReferenceIsExportedAgain) {
+  // Issue 21, item 4: a cache hit was only a file-exists test, so another reference copied over
+  // a .pt was used as this one. Now the .pt must match the digest recorded at export.
+  corpus::Task t = load_task_at(kFixtures / "corpus_good/tasks/linear_relu");
+  fs::path pt12, pt14;
+  {
+    ReferenceStore store(cache_, kScript);
+    pt12 = store.load(t, std::vector<double>{16, 12}).path();
+    pt14 = store.load(t, std::vector<double>{16, 14}).path();
+  }
+  ASSERT_TRUE(fs::is_regular_file(fs::path(pt12.string() + ".sha256")));
+  fs::copy_file(pt14, pt12, fs::copy_options::overwrite_existing);  // a valid reference, the wrong one
+  {
+    ReferenceStore store(cache_, kScript);
+    testing::internal::CaptureStderr();
+    Reference r = store.load(t, std::vector<double>{16, 12});
+    const std::string err = testing::internal::GetCapturedStderr();
+    EXPECT_FALSE(r.was_cached());
+    EXPECT_EQ(store.exports_run(), 1);
+    EXPECT_EQ(r.parameter("linear.weight").sizes(), (std::vector<int64_t>{12, 16}));
+    EXPECT_NE(err.find(pt12.string()), std::string::npos) << err;  // reported, naming the file
+  }
+  fs::resize_file(pt12, fs::file_size(pt12) / 2);  // truncated
+  ReferenceStore store(cache_, kScript);
+  Reference r = store.load(t, std::vector<double>{16, 12});
+  EXPECT_FALSE(r.was_cached());
+  EXPECT_EQ(store.exports_run(), 1);
+  EXPECT_EQ(r.parameter("linear.weight").sizes(), (std::vector<int64_t>{12, 16}));
+}
+
 TEST_F(ReferenceTest, KeyDependsOnProblemBytesAndInitValues) {
   fs::path dir = cache_ / "task_copy" / "linear_relu";
   fs::create_directories(dir);
