@@ -18,9 +18,11 @@ enum class Schedule { InOrder, Reversed };
 //    call site (threads that exited no longer count); a block that cannot progress hangs, which
 //    ends the run as a timeout, as a GPU's watchdog would;
 //  - a warp collective completes without lanes that have exited;
-//  - warps are interleaved: the kernel's statements are step points (the lowering inserts them
-//    in device code of TUs run on fibers), and each round runs every ready lane of every warp up
-//    to its next step point, so warps advance together, as they do on a GPU most of the time.
+//  - warps run on clocks: the lowering puts step points before the statements of device code
+//    that touch shared memory (and after writes) or load from global memory, in TUs run on
+//    fibers; the warp with the earliest clock runs to its next step point, a shared-memory turn
+//    costs 1 and global loads return in issue order, so warps advance together through shared
+//    memory work and drift apart by their loads (docs/ORACLES.md, "Races").
 enum class Mode { Witness, Oracle };
 
 struct RunOptions {

@@ -438,15 +438,16 @@ bool reads_global_memory(const std::string& statement, const std::vector<std::st
   return false;
 }
 
-// Oracle mode's step points (runtime/cpu/emulator.h, Mode): `KAUDIT_STEP();` before and after
-// every statement that may write shared memory (writes_shared_memory) in the body of a
-// `__global__` or `__device__` function (not constexpr ones), on the same line. A thread takes its
-// turn before such a write (so every warp has read what it was reading first) and after it (so
-// every warp has written before anyone reads on): the warps of a block advance together through
-// their writes to shared memory, as they mostly do on a GPU. Reads, register and global-memory
-// work in between run on without a turn. Not inside parentheses (a `for` header), struct bodies
-// or initializers; not after a statement an `else` or a do-loop's `while` must follow, nor
-// before one that is an `else` branch.
+// Oracle mode's step points (runtime/cpu/emulator.h, Mode), in the body of a `__global__` or
+// `__device__` function (not constexpr ones), on the same line: `KAUDIT_STEP(0);` before every
+// statement that reads or may write shared memory (writes_shared_memory) and after every write;
+// `KAUDIT_STEP(1);` before every statement that loads from global memory (reads_global_memory),
+// which also serves as the step before its write. A warp's turn before a statement is the time
+// it takes to get there; the scheduler's clocks decide who goes first. One step between two
+// consecutive shared-memory statements. Register arithmetic and global stores run on without a
+// turn. Not inside parentheses (a `for` header), struct bodies or initializers; not after a
+// statement an `else` or a do-loop's `while` must follow, nor before one that is an `else` branch
+// (an unbraced loop body gets its step before the loop).
 void insert_step_points(std::string& text) {
   const std::vector<bool> code = code_mask(text);
   const std::vector<bool> directive = directive_mask(text, code);

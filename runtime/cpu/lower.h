@@ -6,8 +6,9 @@
 //  - `static __shared__` loses its `static` (the prelude's __shared__ already has it);
 //  - the TU is marked as needing fibers when it uses barriers, warp collectives or shared memory,
 //    and with whether it declares static or dynamic shared memory;
-//  - in a TU that needs fibers, oracle mode's step points (`KAUDIT_STEP();`, no-ops in witness
-//    mode) go before and after each statement of device code that may write shared memory;
+//  - in a TU that needs fibers, oracle mode's step points (`KAUDIT_STEP(kind)`, no-ops in witness
+//    mode) go before each statement of device code that reads or writes shared memory, after each
+//    write, and before each statement that loads from global memory;
 //  - an `extern "C" kaudit_invoke` shim calling the binding's entry function is appended.
 #pragma once
 #include <string>
