@@ -162,18 +162,43 @@ std::string parse_error_message(const json::parse_error& e) {
   return "invalid JSON: " + what;
 }
 
+}  // namespace
+
+JsonFailure describe_json_failure(std::string_view text, const std::exception& e) {
+  if (const auto* pe = dynamic_cast<const json::parse_error*>(&e)) {
+    // e.byte is the 1-based index of the last byte read, i.e. where the parser gave up.
+    return {pe->byte == 0 ? 0 : std::min<size_t>(pe->byte - 1, text.size()), parse_error_message(*pe)};
+  }
+  std::string what = e.what();
+  // "[json.exception.out_of_range.406] number overflow parsing '1e400'": find the literal.
+  size_t offset = 0;
+  const size_t open = what.find('\''), close = what.rfind('\'');
+  if (open != std::string::npos && close > open + 1) {
+    const std::string literal = what.substr(open + 1, close - open - 1);
+    const size_t at = text.find(literal);
+    if (at != std::string_view::npos) offset = at;
+    return {offset, "number out of range: " + literal + " does not fit in a double"};
+  }
+  const size_t colon = what.find("] ");
+  if (what.rfind("[json.exception.", 0) == 0 && colon != std::string::npos) what = what.substr(colon + 2);
+  return {offset, "invalid JSON: " + what};
+}
+
+namespace {
+
 // Reads and parses a JSON file. On failure appends a diagnostic and returns nullopt.
 std::optional<json> parse_json_file(const fs::path& file, const std::string& text,
                                     std::vector<Diagnostic>& diags) {
   try {
     return json::parse(text);
-  } catch (const json::parse_error& e) {
-    // e.byte is the 1-based index of the last byte read, i.e. where the parser gave up.
-    size_t off = e.byte == 0 ? 0 : std::min<size_t>(e.byte - 1, text.size());
-    auto [line, col] = line_column(text, off);
-    diags.push_back({file, line, col, parse_error_message(e),
-                     "fix the JSON syntax (common causes: a trailing comma, a missing quote or "
-                     "comma, a comment; JSON allows none of these)"});
+  } catch (const json::exception& e) {
+    const JsonFailure f = describe_json_failure(text, e);
+    auto [line, col] = line_column(text, f.offset);
+    const bool number = dynamic_cast<const json::out_of_range*>(&e) != nullptr;
+    diags.push_back({file, line, col, f.message,
+                     number ? "write a number a double holds (at most about 1.8e308 in magnitude)"
+                            : "fix the JSON syntax (common causes: a trailing comma, a missing quote or "
+                              "comma, a comment; JSON allows none of these)"});
     return std::nullopt;
   }
 }

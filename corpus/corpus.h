@@ -168,6 +168,14 @@ std::optional<Kernel> load_kernel(const std::filesystem::path& json_path, const 
 // Converts a 0-based byte offset in `text` to 1-based (line, column). Columns count bytes.
 std::pair<int, int> line_column(std::string_view text, size_t offset);
 
+// Where, in `text`, nlohmann::json gave up, and why, in words: a syntax error's byte, or the
+// literal of a number no double holds (`1e400`: out_of_range.406, which carries no position).
+struct JsonFailure {
+  size_t offset = 0;
+  std::string message;
+};
+JsonFailure describe_json_failure(std::string_view text, const std::exception& e);
+
 // --- shapes -----------------------------------------------------------------------------------
 
 // The assignment of a named preset. Throws std::invalid_argument for an unknown preset.

@@ -75,10 +75,11 @@ OracleSpec parse_spec(const std::string& text, const fs::path& file) {
   json j;
   try {
     j = json::parse(text);
-  } catch (const json::parse_error& e) {
-    const auto [line, col] = corpus::line_column(text, e.byte > 0 ? e.byte - 1 : 0);
+  } catch (const json::exception& e) {  // a syntax error, or a number no double holds (1e400)
+    const corpus::JsonFailure f = corpus::describe_json_failure(text, e);
+    const auto [line, col] = corpus::line_column(text, f.offset);
     (void)col;
-    throw SpecError(file, line, "", std::string("malformed JSON: ") + e.what());
+    throw SpecError(file, line, "", "malformed JSON: " + f.message);
   }
   Checker ck{file, text};
   if (!j.is_object()) ck.fail("", "", "a spec is a JSON object");

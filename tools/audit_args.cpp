@@ -15,7 +15,8 @@ const char* const kAuditFlagsHelp =
     "  --corpus PATH    corpus folder (tasks/ and kernels/; default: the built-in corpus)\n"
     "  --kernel ID      only this kernel, TASK/NAME (repeatable)   --rule ID   only this rule (repeatable)\n"
     "  --witness-tol T  allclose rtol = atol = T for witnesses and legality (default 1e-2)\n"
-    "  --timeout S      CPU seconds per kernel run (default 2)     --jobs N    parallel workers (default: cores)\n"
+    "  --timeout S      CPU seconds per kernel run, 0.01 to 3600 (default 2)\n"
+    "  --jobs N         parallel workers, 1 to 1024 (default: cores)\n"
     "  --thread-budget N  CUDA threads a run may start, those of kernels run on fibers (barriers, warp\n"
     "                   collectives) counting 128; over it is a timeout (default 2^27 = 134217728; 0: none)\n"
     "  --cache DIR      cache (default $KAUDIT_CACHE or ~/.cache/kaudit)\n"
@@ -35,19 +36,18 @@ bool parse_audit_flag(const std::vector<std::string>& args, std::size_t& i, Audi
     if (!mutators::find_rule(r)) throw std::invalid_argument("unknown rule '" + r + "' (see `kaudit rules`)");
     a.options.sites.rules.push_back(r);
   } else if (flag == "--witness-tol") {
-    const double t = std::stod(value());
-    if (!(t > 0 && t < 1)) throw std::invalid_argument("--witness-tol must be in (0, 1)");
+    const double t = parse_real_flag(flag, value(), 1e-12, 0.999);
     a.options.witness.rtol = a.options.witness.atol = t;
   } else if (flag == "--timeout") {
-    a.options.timeout_seconds = std::stod(value());
-    if (!(a.options.timeout_seconds > 0)) throw std::invalid_argument("--timeout must be above 0 seconds");
+    // At least 10 ms (a correct kernel must have time to run), at most an hour per run.
+    a.options.timeout_seconds = parse_real_flag(flag, value(), 0.01, 3600);
   } else if (flag == "--thread-budget") {
     const std::string v = value();
     if (v.empty() || v.size() > 19 || v.find_first_not_of("0123456789") != std::string::npos)
       throw std::invalid_argument("--thread-budget takes a whole number of CUDA threads below 10^19 (0: no limit), not '" +
                                   v + "'");
     a.options.thread_budget = std::stoull(v);
-  } else if (flag == "--jobs") a.options.jobs = static_cast<unsigned>(std::stoul(value()));
+  } else if (flag == "--jobs") a.options.jobs = static_cast<unsigned>(parse_count_flag(flag, value(), 1, 1024));
   else if (flag == "--cache") a.options.cache_dir = value();
   else return false;
   return true;

@@ -1,11 +1,47 @@
 #include <cstdio>
 #include "tools/cli_common.h"
 
+#include <charconv>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <stdexcept>
 
 namespace kaudit::cli {
+namespace {
+std::string shown(const std::string& text) {  // a bad value as the error shows it: bounded
+  return "'" + (text.size() > 40 ? text.substr(0, 40) + "..." : text) + "'";
+}
+std::string real_text(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+}  // namespace
+
+unsigned long long parse_count_flag(const std::string& flag, const std::string& text, unsigned long long min,
+                                    unsigned long long max) {
+  unsigned long long v = 0;
+  const char* end = text.data() + text.size();
+  const auto r = std::from_chars(text.data(), end, v);
+  const bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+  if (!digits || r.ec != std::errc() || r.ptr != end || v < min || v > max)
+    throw std::invalid_argument(flag + " takes a whole number from " + std::to_string(min) + " to " +
+                                std::to_string(max) + ", not " + shown(text));
+  return v;
+}
+
+double parse_real_flag(const std::string& flag, const std::string& text, double min, double max) {
+  // strtod accepts "nan", "inf", hex and leading spaces: only plain decimal forms pass here.
+  const bool plain = !text.empty() && text.find_first_not_of("0123456789.eE+-") == std::string::npos;
+  char* end = nullptr;
+  const double v = plain ? std::strtod(text.c_str(), &end) : 0.0;
+  if (!plain || end != text.c_str() + text.size() || !std::isfinite(v) || v < min || v > max)
+    throw std::invalid_argument(flag + " takes a number from " + real_text(min) + " to " + real_text(max) +
+                                ", not " + shown(text));
+  return v;
+}
+
 std::filesystem::path default_cache_dir() {
   if (const char* c = std::getenv("KAUDIT_CACHE"); c && *c) return c;
   if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::filesystem::path(x) / "kaudit";

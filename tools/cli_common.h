@@ -16,6 +16,13 @@ std::filesystem::path builtin_suites_dir();
 // Writes `text` to a temporary file renamed onto `path` (readers never see half a report).
 // Throws std::runtime_error naming the file when it cannot be written.
 void write_file_atomically(const std::filesystem::path& path, const std::string& text);
+// Strict number flags: the whole text must be the number, within [min, max]; otherwise a
+// std::invalid_argument that names the flag, the accepted range and the text given.
+// A whole number in decimal digits (no sign, no spaces, no exponent).
+unsigned long long parse_count_flag(const std::string& flag, const std::string& text, unsigned long long min,
+                                    unsigned long long max);
+// A finite real number (decimal or exponent form) in [min, max].
+double parse_real_flag(const std::string& flag, const std::string& text, double min, double max);
 // Tells on stderr which kernels load_corpus left out because the gate rejected them at import.
 void note_unverified(const char* command, const corpus::LoadResult& loaded);
 }  // namespace kaudit::cli

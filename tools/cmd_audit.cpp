@@ -42,7 +42,7 @@ const char* kHelp =
     "  --json           print summary.json instead of the table\n"
     "  --kernel ID      only this kernel (repeatable)      --rule ID   only this rule (repeatable)\n"
     "  --witness-tol T  allclose rtol = atol = T for witnesses and legality (default 1e-2)\n"
-    "  --timeout S      CPU s per kernel run (default 2)   --jobs N    parallel workers (default: cores)\n"
+    "  --timeout S      CPU s per kernel run, 0.01 to 3600 (default 2)   --jobs N  workers, 1 to 1024 (default: cores)\n"
     "  --thread-budget N  CUDA threads a run may start, those of kernels run on fibers (barriers, warp\n"
     "                   collectives) counting 128; a launch over it starts nothing and is a\n"
     "                   thread-budget timeout (default 2^27 = 134217728; 0: no limit)\n"

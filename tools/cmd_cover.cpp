@@ -57,8 +57,8 @@ int cover_command(const std::vector<std::string>& args) {
       if (a == "--help" || a == "-h") { std::fputs(kHelp, stdout); std::fputs(kAuditFlagsHelp, stdout); return 0; }
       else if (a == "--json") json_out = true;
       else if (a == "--budget") {
-        budget = std::stol(value("--budget"));
-        if (budget < 1) throw std::invalid_argument("--budget must be at least 1 (an empty suite checks nothing)");
+        // At least 1 (an empty suite checks nothing).
+        budget = static_cast<long>(parse_count_flag(a, value("--budget"), 1, 1000));
       }
       else if (a == "--out") out = value("--out");
       else if (!parse_audit_flag(args, i, shared)) throw std::invalid_argument("unknown argument " + a);

@@ -46,11 +46,7 @@ int gpu_bundle_command(const std::vector<std::string>& args) {
       } else if (a == "--out") {
         options.out = value("--out");
       } else if (a == "--per-family") {
-        const std::string v = value("--per-family");
-        std::size_t used = 0;
-        const unsigned long n = std::stoul(v, &used);
-        if (used != v.size() || v[0] == '-') throw std::invalid_argument("--per-family takes a count, not '" + v + "'");
-        options.per_family = n;
+        options.per_family = parse_count_flag(a, value("--per-family"), 0, 1000000);
       } else if (a == "--check") {
         check_names.push_back(value("--check"));
       } else if (a == "--corpus") {

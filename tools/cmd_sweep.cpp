@@ -45,16 +45,7 @@ int sweep_command(const std::vector<std::string>& args) {
       else if (a == "--tolerances") {
         std::stringstream list(value("--tolerances"));
         for (std::string t; std::getline(list, t, ',');) {
-          std::size_t used = 0;
-          double v = 0;
-          try {
-            v = std::stod(t, &used);
-          } catch (const std::exception&) {
-            used = 0;
-          }
-          if (used != t.size() || !(v > 0 && v <= 1))
-            throw std::invalid_argument("--tolerances: '" + t + "' is not a number in (0, 1]");
-          tolerances.emplace_back(t, v);
+          tolerances.emplace_back(t, parse_real_flag("--tolerances", t, 1e-12, 1.0));
         }
       }
       else if (!parse_audit_flag(args, i, shared)) throw std::invalid_argument("unknown argument " + a);

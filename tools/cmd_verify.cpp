@@ -70,7 +70,7 @@ int verify_command(const std::vector<std::string>& args) {
       if (a == "--help" || a == "-h") { std::fputs(kHelp, stdout); return 0; }
       else if (a == "--json") json_out = true;
       else if (a == "--kernel") opts.only.push_back(value("--kernel"));
-      else if (a == "--timeout") opts.limits.timeout_seconds = std::stod(value("--timeout"));
+      else if (a == "--timeout") opts.limits.timeout_seconds = parse_real_flag(a, value("--timeout"), 0.01, 3600);
       else if (a == "--cache") cache = value("--cache");
       else if (!a.empty() && a[0] == '-') throw std::invalid_argument("unknown option " + a);
       else root = a;

@@ -318,6 +318,35 @@ TEST(AuditCommand, BadThreadBudgetIsAUsageError) {
   }
 }
 
+// Number flags are parsed strictly: a negative worker count no longer wraps to 4,294,967,295
+// runners, a zero, negative or non-finite timeout is refused before any work (it failed correct
+// kernels, or hung with workers left behind).
+TEST(AuditCommand, BadNumberFlagsAreUsageErrorsBeforeAnyWork) {
+  const auto dir = std::filesystem::path(KAUDIT_TEST_CACHE) / "audit_bad_numbers";
+  std::filesystem::remove_all(dir);
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--jobs", "-1"}, "--jobs takes a whole number from 1 to 1024, not '-1'"},
+      {{"--jobs", "0"}, "--jobs takes a whole number"},
+      {{"--jobs", "4294967296"}, "--jobs takes a whole number"},
+      {{"--timeout", "0"}, "--timeout takes a number from 0.01 to 3600, not '0'"},
+      {{"--timeout", "-5"}, "--timeout takes a number"},
+      {{"--timeout", "nan"}, "--timeout takes a number"},
+      {{"--timeout", "inf"}, "--timeout takes a number"},
+      {{"--timeout", "1e400"}, "--timeout takes a number"},
+      {{"--timeout", "2s"}, "--timeout takes a number"},
+      {{"--witness-tol", "1"}, "--witness-tol takes a number"},
+  };
+  for (const auto& [flags, words] : cases) {
+    std::vector<std::string> cmd = {KAUDIT_EXE, "audit"};
+    cmd.insert(cmd.end(), flags.begin(), flags.end());
+    cmd.insert(cmd.end(), {"--out", (dir / "o").string()});
+    const auto r = kaudit::run_process(cmd, 120);
+    EXPECT_EQ(r.exit_code, 2) << flags[0] << " " << flags[1];
+    EXPECT_NE(r.err.find(words), std::string::npos) << flags[1] << ": " << r.err;
+    EXPECT_FALSE(std::filesystem::exists(dir / "o")) << flags[1];
+  }
+}
+
 }  // namespace
 
 namespace {

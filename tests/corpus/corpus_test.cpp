@@ -410,6 +410,15 @@ TEST(CorpusLoader, SingleTaskErrors) {
   ASSERT_EQ(d5.size(), 1u);
   EXPECT_NE(d5[0].message.find("invalid JSON"), std::string::npos);
   EXPECT_EQ(d5[0].line, 1);
+  // a number no double holds: a diagnostic at the number, not an uncaught out_of_range
+  auto d6 = try_json("{\n  \"inputs\": [{\"name\": \"x\", \"dtype\": \"float32\", \"shape\": "
+                     "[\"N\"]}],\n  \"dims\": {\"N\": {\"min\": 1}},\n"
+                     "  \"presets\": {\"small\": {\"N\": 1e400}},\n"
+                     "  \"odd_shapes\": [{\"N\": 7}, {\"N\": 33}]\n}\n");
+  ASSERT_EQ(d6.size(), 1u);
+  EXPECT_NE(d6[0].message.find("1e400 does not fit in a double"), std::string::npos) << d6[0].message;
+  EXPECT_EQ(d6[0].line, 4);
+  EXPECT_EQ(d6[0].column, 30);
   fs::remove_all(dir);
 }
 

@@ -78,6 +78,9 @@ TEST(OracleSpecs, ARecipeThatCannotBeGeneratedIsRejected) {
 
 TEST(OracleSpecs, MalformedJsonNamesTheLine) {
   expect_error(std::string(kHead) + "  \"comparator\": {\"kind\": \"allclose\", \"rtol\": 0.1,},\n}", 4, "", "malformed JSON");
+  // A number no double holds is an error at its line, not an uncaught out_of_range.
+  expect_error(std::string(kHead) + "  \"comparator\": {\"kind\": \"allclose\",\n    \"rtol\": 1e400},\n  \"trials\": [{}]\n}",
+               5, "", "1e400 does not fit in a double");
 }
 
 TEST(OracleSpecs, TrialsDefaultToTheSpecsShapePreset) {
