@@ -68,9 +68,13 @@ TEST(CoverCommand, SuiteCoversEveryWitnessedMutantAndIsAnOracleSpec) {
 }
 
 TEST(CoverCommand, BudgetBelowOneIsAUsageError) {
-  const auto r = kaudit::run_process({KAUDIT_EXE, "cover", "--budget", "0"}, 60);
-  EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("--budget must be at least 1"), std::string::npos) << r.err;
+  for (const char* bad : {"0", "-3", "2.5", "two"}) {
+    const auto r = kaudit::run_process({KAUDIT_EXE, "cover", "--budget", bad}, 60);
+    EXPECT_EQ(r.exit_code, 2) << bad;
+    EXPECT_NE(r.err.find(std::string("--budget takes a whole number from 1 to 1000, not '") + bad + "'"),
+              std::string::npos)
+        << r.err;
+  }
 }
 
 }  // namespace
