@@ -339,6 +339,24 @@ bool names_any(std::string_view statement, const std::vector<std::string>& names
   return std::any_of(names.begin(), names.end(), [&](const std::string& n) { return has_word(statement, n); });
 }
 
+// Where a statement's first top-level assignment `=` is (plain or compound: `+=`, `<<=`; not a
+// comparison `==`, `!=`, `<=`, `>=`), or npos when it has none.
+std::size_t top_level_assignment(std::string_view statement) {
+  int depth = 0;
+  for (std::size_t k = 0; k < statement.size(); ++k) {
+    const char ch = statement[k];
+    if (ch == '(' || ch == '[' || ch == '{') ++depth;
+    else if (ch == ')' || ch == ']' || ch == '}') --depth;
+    else if (ch == '=' && depth == 0) {
+      const char prev = k > 0 ? statement[k - 1] : ' ', next = k + 1 < statement.size() ? statement[k + 1] : ' ';
+      if (next == '=' || prev == '=' || prev == '!' || ((prev == '<' || prev == '>') && !(k > 1 && statement[k - 2] == prev)))
+        continue;  // a comparison, not an assignment (`<<=` and `>>=` are assignments)
+      return k;
+    }
+  }
+  return std::string::npos;
+}
+
 // Whether a statement (its code text) may write shared memory: it names shared memory
 // (shared_memory_names) and assigns to it (a shared name left of its first top-level `=`,
 // `+=`, ...), or passes it to a call (which may write through it: atomicAdd(&s[0], v)), or has no
@@ -350,19 +368,8 @@ bool writes_shared_memory(const std::string& statement, const std::vector<std::s
   };
   if (!names_shared(statement)) return false;
   if (shared_in_call(statement, shared)) return true;
-  int depth = 0;
-  for (std::size_t k = 0; k < statement.size(); ++k) {
-    const char ch = statement[k];
-    if (ch == '(' || ch == '[' || ch == '{') ++depth;
-    else if (ch == ')' || ch == ']' || ch == '}') --depth;
-    else if (ch == '=' && depth == 0) {
-      const char prev = k > 0 ? statement[k - 1] : ' ', next = k + 1 < statement.size() ? statement[k + 1] : ' ';
-      if (next == '=' || prev == '=' || prev == '!' || ((prev == '<' || prev == '>') && !(k > 1 && statement[k - 2] == prev)))
-        continue;  // a comparison, not an assignment (`<<=` and `>>=` are assignments)
-      return names_shared(std::string_view(statement).substr(0, k));
-    }
-  }
-  return true;
+  const std::size_t eq = top_level_assignment(statement);
+  return eq == std::string::npos || names_shared(std::string_view(statement).substr(0, eq));
 }
 
 // Whether a statement (its code text) may load from global memory: a global pointer
@@ -371,19 +378,10 @@ bool writes_shared_memory(const std::string& statement, const std::vector<std::s
 // (`y[i] = v;` stores; `y[i] += v;` loads first).
 bool reads_global_memory(const std::string& statement, const std::vector<std::string>& globals) {
   // Where the loads can be: after a plain assignment's `=`, else the whole statement.
-  std::size_t from = 0;
-  int depth = 0;
-  for (std::size_t k = 0; k < statement.size(); ++k) {
-    const char ch = statement[k];
-    if (ch == '(' || ch == '[' || ch == '{') ++depth;
-    else if (ch == ')' || ch == ']' || ch == '}') --depth;
-    else if (ch == '=' && depth == 0) {
-      const char prev = k > 0 ? statement[k - 1] : ' ', next = k + 1 < statement.size() ? statement[k + 1] : ' ';
-      if (next == '=' || prev == '=' || prev == '!' || prev == '<' || prev == '>') continue;
-      if (std::string_view("+-*/%&|^").find(prev) == std::string_view::npos) from = k + 1;
-      break;
-    }
-  }
+  const std::size_t eq = top_level_assignment(statement);
+  const bool plain = eq != std::string::npos && (eq == 0 || std::string_view("+-*/%&|^<>").find(statement[eq - 1]) ==
+                                                                std::string_view::npos);
+  const std::size_t from = plain ? eq + 1 : 0;
   const std::string_view t = std::string_view(statement).substr(from);
   const auto next_char = [&](std::size_t k) {
     while (k < t.size() && std::isspace((unsigned char)t[k])) ++k;
