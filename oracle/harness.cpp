@@ -240,8 +240,24 @@ HarnessResult run_harness(runtime::IsolatedRunner& runner, const HarnessRequest&
     result.trials.push_back(std::move(t));
     return result;
   }
+  // Kernel code runs in the process that wrote this reply and may have written it itself
+  // (docs/SECURITY.md): the outputs are checked here, not trusted, and the shape of the reply must
+  // be one the harness loop gives, which stops only at a failing trial. So every trial but the last
+  // ran and returned outputs, and there are no more trials than were asked for; a reply that falls
+  // short of every trial without a failing one is caught by harness_verdict.
+  const json& answered = ex.reply.at("trials");
+  bool consistent = answered.is_array() && answered.size() <= rq.trials.size();
+  for (std::size_t i = 0; consistent && i + 1 < answered.size(); ++i)
+    consistent = answered[i].is_object() && answered[i].value("status", "") == "ok" && answered[i].value("outputs", 0) > 0;
+  if (!consistent) {
+    HarnessTrialResult t;
+    t.status = runtime::Status::SandboxViolation;
+    t.message = "the run's reply does not have the shape of the harness's loop";
+    result.trials.push_back(std::move(t));
+    return result;
+  }
   std::size_t next = 0;
-  for (const auto& t : ex.reply.at("trials")) {
+  for (const auto& t : answered) {
     HarnessTrialResult r;
     r.status = runtime::status_from_name(t.value("status", "crash"));
     r.message = t.value("message", "");
@@ -293,6 +309,12 @@ HarnessVerdict harness_verdict(const HarnessRequest& request, const HarnessResul
     const CompareResult c = apply_comparator(request.comparator, r.outputs, request.trials[t].judge_reference);
     if (!c.ok) return {true, static_cast<int>(t), mismatch_cause(r.outputs, request.trials[t].judge_reference), c.to_string()};
   }
+  // Every trial passed, yet fewer came back than were asked for: not what the loop does (it stops
+  // only at a failing trial), so not a pass.
+  if (result.trials.size() < request.trials.size())
+    return {true, static_cast<int>(result.trials.size()), status_cause(runtime::Status::SandboxViolation),
+            "the run answered for " + std::to_string(result.trials.size()) + " of " +
+                std::to_string(request.trials.size()) + " trials"};
   return v;
 }
 

@@ -27,6 +27,7 @@
 #include "common/cache.h"
 #include "common/files.h"
 #include "common/process.h"
+#include "common/sandbox.h"
 #include "common/sha256.h"
 #include "kaudit_cpu/abi.h"
 #include "runtime/cpu/device_memory.h"
@@ -169,25 +170,67 @@ struct Reader {
 };
 
 // ---- worker side --------------------------------------------------------------------------------
-// Loads a kernel library from a private copy of its bytes (a memfd, loaded through its
-// /proc/self/fd name and never closed, so the name stays unique): a cache file changed or
-// truncated after this point cannot change or fault the loaded code. A library whose bytes do
-// not match the digest recorded next to it when it was built (common/cache.h) is not loaded.
-std::unique_ptr<KernelLibrary> load_private_copy(const std::string& path) {
-  const auto bytes = read_file(path);
-  if (!bytes) throw std::runtime_error("cannot read the kernel library " + path);
-  if (const auto recorded = read_file(cache::digest_path(path)); recorded && recorded->size() >= 64 &&
-                                                                  recorded->substr(0, 64) != sha256_hex(*bytes))
-    throw std::runtime_error("the kernel library " + path +
-                             " does not match the digest recorded when it was built (a damaged cache entry)");
-  const int fd = memfd_create("kaudit-kernel", MFD_CLOEXEC);
-  if (fd < 0) return std::make_unique<KernelLibrary>(path);  // no memfd: the file itself
-  if (!write_all(fd, bytes->data(), bytes->size())) {
-    close(fd);
-    throw std::runtime_error("cannot copy the kernel library " + path);
+// The zygote's private, sealed copies of kernel libraries, made before the run's process is forked
+// (the run itself can open no path: common/sandbox.h). A library whose bytes do not match the
+// digest recorded next to it when it was built (common/cache.h) is not copied: the run reports
+// the mismatch. A cache file changed or truncated later cannot change or fault the copy, and the
+// seals (no write, grow or shrink) keep a run from changing the copy another run will load.
+class LibraryCopies {
+ public:
+  struct Copy {
+    int fd = -1;
+    std::string error;  // why there is no copy
+  };
+  // Keyed by the file's identity too: a library the runner rebuilt (a new file renamed over a
+  // damaged one) is copied again, not served from the copy made before.
+  const Copy& get(const std::string& path) {
+    std::string key = path;
+    struct stat st{};
+    if (stat(path.c_str(), &st) == 0)
+      key += "\n" + std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino) + ":" + std::to_string(st.st_size) +
+             ":" + std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec);
+    if (auto it = copies_.find(key); it != copies_.end()) return it->second;
+    if (copies_.size() >= kMaxCopies) clear();  // an audit visits thousands: keep a bounded set
+    return copies_[key] = make(path);
   }
-  return std::make_unique<KernelLibrary>("/proc/self/fd/" + std::to_string(fd));
-}
+  // Every copy's descriptor but `keep`'s (a run needs its own library only).
+  void close_all_but(int keep) const {
+    for (const auto& [key, copy] : copies_)
+      if (copy.fd >= 0 && copy.fd != keep) close(copy.fd);
+  }
+
+ private:
+  static constexpr std::size_t kMaxCopies = 128;
+  static Copy make(const std::string& path) {
+    Copy c;
+    const auto bytes = read_file(path);
+    if (!bytes) {
+      c.error = "cannot read the kernel library " + path;
+      return c;
+    }
+    if (const auto recorded = read_file(cache::digest_path(path)); recorded && recorded->size() >= 64 &&
+                                                                    recorded->substr(0, 64) != sha256_hex(*bytes)) {
+      c.error = "the kernel library " + path +
+                " does not match the digest recorded when it was built (a damaged cache entry)";
+      return c;
+    }
+    const int fd = memfd_create("kaudit-kernel", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    if (fd < 0 || !write_all(fd, bytes->data(), bytes->size()) ||
+        fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL) != 0) {
+      c.error = "cannot make a sealed copy of the kernel library " + path + ": " + std::strerror(errno);
+      if (fd >= 0) close(fd);
+      return c;
+    }
+    c.fd = fd;
+    return c;
+  }
+  void clear() {
+    for (auto& [key, copy] : copies_)
+      if (copy.fd >= 0) close(copy.fd);
+    copies_.clear();
+  }
+  std::map<std::string, Copy> copies_;
+};
 
 json serve_one(const json& req, std::vector<at::Tensor>& tensors, std::vector<at::Tensor>& outputs,
                WorkerContext& context, std::uint64_t thread_budget) {
@@ -264,71 +307,67 @@ class CpuBudget {
   bool has_timer_ = false;
 };
 
-// Serves requests on stdin until EOF (0) or a protocol error (3: bad input, 4: cannot write).
-// `open_request` (shared with the zygote) holds 1 + the sequence number of the request being
-// served, from the moment it is read until its reply is written: a child that dies while it is 0
-// owes the runner nothing. Replies echo the sequence number, so the runner can tell a reply that
-// belongs to an earlier request (and drop it) instead of shifting every later one.
-int serve_requests(int in_fd, int out_fd, const std::string& nonce,
-                   std::map<std::string, std::unique_ptr<KernelLibrary>>& libraries,
-                   volatile std::uint64_t* open_request, const WorkerLimits& limits,
-                   const std::map<std::string, RequestHandler>& handlers) {
-  Reader reader{in_fd};
-  CpuBudget budget(cpu_limit_seconds(limits));  // timers do not survive fork: made in each child
+// The two words a run's process shares with the zygote: how far a request that runs several
+// kernels got (WorkerContext::set_progress), reported with the run's death, and 1 + the system
+// call the sandbox stopped (common/sandbox.h).
+struct SharedWords {
+  std::uint64_t progress;
+  std::uint64_t denied_syscall;
+};
+
+// Serves one request in the process forked for it, under the sandbox, and writes the reply to
+// `reply_fd` (the zygote relays it to the runner). Returns the process's exit code: 0 after the
+// reply, 4 when it cannot be written, sandbox::kConfineFailedExitCode when the sandbox cannot be
+// applied (the kernel never runs unconfined).
+int serve_in_child(const json& req, std::vector<at::Tensor>& tensors, const std::string& library_path,
+                   const LibraryCopies::Copy& copy, int reply_fd, volatile SharedWords* shared,
+                   const WorkerLimits& limits, const std::map<std::string, RequestHandler>& handlers) {
+  CpuBudget budget(cpu_limit_seconds(limits));
+  if (!sandbox::disabled_by_user()) {
+    sandbox::Policy policy;
+    // The CPU clock's backstop, for a kernel that disarms its timer: the runner's wall-clock
+    // backstop for the request, as CPU time.
+    if (limits.cpu_time)
+      policy.cpu_seconds = kWallBackstopFactor * limits.timeout_seconds * std::max(1, req.value("runs", 1)) +
+                           kWallBackstopSeconds;
+    policy.violation_word = &shared->denied_syscall;
+    if (const std::string error = sandbox::confine_untrusted_run(policy); !error.empty()) {
+      std::fprintf(stderr, "kaudit: cannot confine the run: %s\n", error.c_str());
+      return sandbox::kConfineFailedExitCode;
+    }
+  }
+  std::unique_ptr<KernelLibrary> loaded;
   WorkerContext context;
   context.library = [&](const std::string& path) -> const KernelLibrary& {
-    // Keyed by the file's identity too: a library the runner rebuilt (a new file renamed over a
-    // damaged one) is loaded again, not served from the copy loaded before.
-    std::string key = path;
-    struct stat st{};
-    if (stat(path.c_str(), &st) == 0)
-      key += "\n" + std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino) + ":" + std::to_string(st.st_size) +
-             ":" + std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec);
-    auto& library = libraries[key];
-    if (!library) library = load_private_copy(path);
-    return *library;
+    if (path != library_path) throw std::runtime_error("the request names a second kernel library " + path);
+    if (copy.fd < 0) throw std::runtime_error(copy.error);
+    if (!loaded) loaded = std::make_unique<KernelLibrary>("/proc/self/fd/" + std::to_string(copy.fd));
+    return *loaded;
   };
   context.rearm_cpu_budget = [&] { budget.arm(); };
-  context.set_progress = [open_request](std::uint64_t step) { open_request[1] = step; };
+  context.set_progress = [shared](std::uint64_t step) { shared->progress = step; };
   context.limits = &limits;
-  for (;;) {
-    rt::reset_guarded_arena();  // the last run's tensors are gone: the next starts from scratch
-    json req;
-    std::vector<at::Tensor> tensors, outputs;
-    ReadResult r = reader.read_message(req, tensors);
-    if (r == ReadResult::Eof) return 0;
-    if (r != ReadResult::Ok) return 3;
-    const std::uint64_t seq = req.value("seq", std::uint64_t{0});
-    open_request[1] = 0;
-    *open_request = seq + 1;
-    json resp;
-    budget.arm();
-    try {
-      const std::string kind = req.value("kind", std::string());
-      if (kind.empty()) {
-        resp = serve_one(req, tensors, outputs, context, limits.thread_budget);
-      } else {
-        auto handler = handlers.find(kind);
-        if (handler == handlers.end()) throw std::runtime_error("the worker has no handler for requests of kind " + kind);
-        resp = handler->second(req, tensors, outputs, context);
-      }
-    } catch (const std::exception& e) {
-      resp = {{"status", "exception"}, {"message", e.what()}};
-      outputs.clear();
+  json resp;
+  std::vector<at::Tensor> outputs;
+  budget.arm();
+  try {
+    const std::string kind = req.value("kind", std::string());
+    if (kind.empty()) {
+      resp = serve_one(req, tensors, outputs, context, limits.thread_budget);
+    } else {
+      auto handler = handlers.find(kind);
+      if (handler == handlers.end()) throw std::runtime_error("the worker has no handler for requests of kind " + kind);
+      resp = handler->second(req, tensors, outputs, context);
     }
-    budget.disarm();
-    // Free the inputs before replying, so the memory checker's end-of-life check of a tensor the
-    // kernel wrote past fails this run, not a later one.
-    tensors.clear();
-    // Children the kernel forked and that have exited are reaped now: the runner counts what is
-    // left of them (live processes) after the reply as a sandbox violation.
-    while (waitpid(-1, nullptr, WNOHANG) > 0) {
-    }
-    resp["seq"] = seq;
-    resp["nonce"] = nonce;
-    if (!send_message(out_fd, resp, outputs)) return 4;
-    *open_request = 0;
+  } catch (const std::exception& e) {
+    resp = {{"status", "exception"}, {"message", e.what()}};
+    outputs.clear();
   }
+  budget.disarm();
+  // Free the inputs before replying, so the memory checker's end-of-life check of a tensor the
+  // kernel wrote past fails this run.
+  tensors.clear();
+  return send_message(reply_fd, resp, outputs) ? 0 : 4;
 }
 
 }  // namespace
@@ -379,7 +418,7 @@ int worker_main(const WorkerLimits& limits, const std::map<std::string, RequestH
   }
   dup2(2, 1);
   close_other_descriptors({in_fd, out_fd});
-  // Each kernel library loaded keeps a descriptor (load_private_copy): as many as allowed.
+  // Each kernel library copied keeps a descriptor (LibraryCopies): as many as allowed.
   if (rlimit files{}; getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
     files.rlim_cur = files.rlim_max;
     setrlimit(RLIMIT_NOFILE, &files);
@@ -415,59 +454,98 @@ int worker_main(const WorkerLimits& limits, const std::map<std::string, RequestH
   std::unique_ptr<tbb::global_control> limit;
   if (limits.threads > 0)
     limit = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism, limits.threads);
-  std::map<std::string, std::unique_ptr<KernelLibrary>> libraries;
+  // Every run forked from here inherits an empty network namespace (where the kernel allows it;
+  // the seccomp filter and Landlock refuse sockets and TCP anyway).
+  if (!sandbox::disabled_by_user()) sandbox::enter_private_network();
+  LibraryCopies libraries;
   // Ready handshake: the parent's per-run time limit starts only once the worker is up (loading
   // libtorch can take seconds on a busy machine).
   if (!send_message(out_fd, {{"ready", true}, {"nonce", nonce}}, {})) return 4;
-  // The loaded process is a zygote: requests are served by a forked child, in a loop, as long as
-  // it lives. When a run kills the child (a crash, the memory checker's out-of-bounds exit), the
-  // zygote reports that run's death itself and forks a fresh child in milliseconds, instead of
-  // the runner starting a new worker that loads libtorch again (about a second).
-  // A child can also die after it replied (a check when an output tensor is freed): then no reply
-  // is owed, and sending one would shift every later reply by one. A shared flag says which.
-  // Two words: the open request (above) and how far a request that runs several kernels got
-  // (WorkerContext::set_progress), reported with the request's death.
-  void* shared = mmap(nullptr, 2 * sizeof(std::uint64_t), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-  if (shared == MAP_FAILED) return 5;
-  auto* open_request = static_cast<volatile std::uint64_t*>(shared);
+  // The loaded process is a zygote that never runs kernel code: it reads each request, forks a
+  // fresh process for it (milliseconds, instead of the second a new worker spends loading
+  // libtorch), which confines itself (common/sandbox.h), runs the request and writes its reply on
+  // a pipe of its own; the zygote relays that reply, stamped with the nonce and the request's
+  // sequence number, or reports the run's death. So no state of one run (a thread, a process, a
+  // changed global, a forged message) reaches another run, and the runner's pipes are never in a
+  // process that runs kernel code.
+  void* shared_map = mmap(nullptr, sizeof(SharedWords), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (shared_map == MAP_FAILED) return 5;
+  auto* shared = static_cast<volatile SharedWords*>(shared_map);
   const pid_t zygote = getpid();
+  Reader requests{in_fd};
   for (;;) {
-    *open_request = 0;
+    rt::reset_guarded_arena();  // the last run's tensors are gone: the next starts from scratch
+    json req;
+    std::vector<at::Tensor> tensors;
+    const ReadResult r = requests.read_message(req, tensors);
+    if (r == ReadResult::Eof) return 0;
+    if (r != ReadResult::Ok) return 3;
+    const std::uint64_t seq = req.value("seq", std::uint64_t{0});
+    const std::string library_path = req.value("library", std::string());
+    static const LibraryCopies::Copy kNoLibrary{-1, "the request names no kernel library"};
+    const LibraryCopies::Copy& copy = library_path.empty() ? kNoLibrary : libraries.get(library_path);
+    shared->progress = 0;
+    shared->denied_syscall = 0;
+    int reply_pipe[2];
+    if (pipe2(reply_pipe, O_CLOEXEC) != 0) return 5;
     const pid_t child = fork();
     if (child < 0) return 5;
     if (child == 0) {
-      // The serving child dies with the zygote (the zygote is single-threaded: its main thread
-      // lives as long as it does).
+      // The run dies with the zygote (the zygote is single-threaded: its main thread lives as long
+      // as it does). It holds no descriptor of the runner's pipes and no other run's library.
       prctl(PR_SET_PDEATHSIG, SIGKILL);
       if (getppid() != zygote) _exit(0);
-      _exit(serve_requests(in_fd, out_fd, nonce, libraries, open_request, limits, handlers));
+      close(in_fd);
+      close(out_fd);
+      close(reply_pipe[0]);
+      libraries.close_all_but(copy.fd);
+      _exit(serve_in_child(req, tensors, library_path, copy, reply_pipe[1], shared, limits, handlers));
     }
+    close(reply_pipe[1]);
+    Reader from_run{reply_pipe[0]};
+    json reply;
+    std::vector<at::Tensor> outputs;
+    const ReadResult got = from_run.read_message(reply, outputs);
+    // The reply is all the zygote takes from a run: once it is read, the process is done.
+    // (A run that wrote something malformed is stopped too; one that closed its end without a
+    // reply ends by itself, or on its CPU budget.)
+    if (got != ReadResult::Eof) kill(child, SIGKILL);
+    close(reply_pipe[0]);
     int status = 0;
     while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
     }
-    kill_adopted_children();  // what the dead child's kernels left behind
-    if (WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 3 || WEXITSTATUS(status) == 4))
-      return WEXITSTATUS(status);  // end of input, or the protocol broke
-    const std::uint64_t open = *open_request;
-    if (!open) continue;  // died between requests: nothing to report
-    json death;
-    if (WIFEXITED(status) && WEXITSTATUS(status) == rt::kOutOfBoundsExitCode) {
-      death = {{"status", "out-of-bounds"}, {"message", ""}};
-    } else if (WIFEXITED(status) && WEXITSTATUS(status) == rt::kIllegalAddressExitCode) {
-      death = {{"status", "crash"}, {"message", "an illegal memory access was encountered"}};
-    } else if (WIFEXITED(status) && WEXITSTATUS(status) == kCpuTimeoutExitCode) {
-      char limit[32];
-      std::snprintf(limit, sizeof limit, "%g", cpu_limit);
-      death = {{"status", "timeout"}, {"message", std::string("used more than ") + limit + " s of CPU time (run ended)"}};
-    } else {
-      death = {{"status", "crash"},
-               {"message", WIFSIGNALED(status) ? std::string("kernel run killed by signal ") + strsignal(WTERMSIG(status))
-                                               : "kernel run exited with code " + std::to_string(WEXITSTATUS(status))}};
+    kill_adopted_children();  // what the run left behind
+    tensors.clear();
+    if (got != ReadResult::Ok) {
+      const auto exited = [&](int code) { return WIFEXITED(status) && WEXITSTATUS(status) == code; };
+      if (got == ReadResult::Bad) {
+        reply = {{"status", "sandbox-violation"}, {"message", "the run wrote a malformed reply"}};
+      } else if (const std::uint64_t denied = shared->denied_syscall;
+                 exited(sandbox::kViolationExitCode) || (WIFSIGNALED(status) && WTERMSIG(status) == SIGSYS)) {
+        reply = {{"status", "sandbox-violation"},
+                 {"message", denied ? "the sandbox denied the system call " + sandbox::syscall_name((long)denied - 1)
+                                    : std::string("the sandbox denied a system call")}};
+      } else if (exited(sandbox::kConfineFailedExitCode)) {
+        reply = {{"status", "crash"}, {"message", "the run could not be confined, so the kernel did not run"}};
+      } else if (exited(rt::kOutOfBoundsExitCode)) {
+        reply = {{"status", "out-of-bounds"}, {"message", ""}};
+      } else if (exited(rt::kIllegalAddressExitCode)) {
+        reply = {{"status", "crash"}, {"message", "an illegal memory access was encountered"}};
+      } else if (exited(kCpuTimeoutExitCode)) {
+        char limit[32];
+        std::snprintf(limit, sizeof limit, "%g", cpu_limit);
+        reply = {{"status", "timeout"}, {"message", std::string("used more than ") + limit + " s of CPU time (run ended)"}};
+      } else {
+        reply = {{"status", "crash"},
+                 {"message", WIFSIGNALED(status) ? std::string("kernel run killed by signal ") + strsignal(WTERMSIG(status))
+                                                 : "kernel run exited with code " + std::to_string(WEXITSTATUS(status))}};
+      }
+      reply["progress"] = shared->progress;
+      outputs.clear();
     }
-    death["seq"] = open - 1;
-    death["nonce"] = nonce;
-    death["progress"] = open_request[1];
-    if (!send_message(out_fd, death, {})) return 4;
+    reply["seq"] = seq;
+    reply["nonce"] = nonce;
+    if (!send_message(out_fd, reply, outputs)) return 4;
   }
 }
 
@@ -501,6 +579,7 @@ std::string random_nonce() {
 IsolatedRunner::IsolatedRunner(std::filesystem::path worker_exe, WorkerLimits limits)
     : exe_(std::move(worker_exe)), limits_(limits) {
   signal(SIGPIPE, SIG_IGN);
+  sandbox::report_missing_layers_once();
 }
 IsolatedRunner::~IsolatedRunner() { stop(); }
 
@@ -703,6 +782,7 @@ bool IsolatedRunner::exchange_once(const json& req, const std::vector<at::Tensor
   if (!drop_stale_replies(violation)) return false;
   json message = req;
   message["seq"] = ++seq_;
+  message["runs"] = runs;  // the run's CPU backstop in the sandbox covers all of them
   RunResult death;
   if (!send_message(to_worker_, message, tensors)) {
     death = collect_death(death, false);

@@ -11,6 +11,7 @@ PACKAGES=(
   nlohmann-json3-dev                                         # every file format
   libgtest-dev libgmock-dev libbenchmark-dev                 # tests and benchmarks
   libboost-context-dev                                       # fibers for barrier/warp emulation
+  libseccomp-dev                                             # the sandbox's system-call filter
 )
 
 missing=()

@@ -86,6 +86,13 @@ torch::Tensor noop(torch::Tensor x) { return torch::empty_like(x); }  // never l
   EXPECT_FALSE(v_shared.killed) << v_shared.cause << " " << v_shared.detail;
   ASSERT_EQ(shared.trials.size(), 3u);  // every trial ran, and passed
   EXPECT_TRUE(shared.trials[0].outputs[0].equal(answer));
+  // A reply that stops short of the trials without a failing one is not the loop's: a reply the
+  // kernel's own code wrote (docs/SECURITY.md) cannot pass by leaving trials out.
+  HarnessResult truncated = shared;
+  truncated.trials.resize(1);
+  const auto v_short = harness_verdict(request(lib, x, answer, trace, {}, 3), truncated);
+  EXPECT_TRUE(v_short.killed);
+  EXPECT_EQ(v_short.cause, "sandbox-violation");
 
   HarnessSpec cloned;
   cloned.inputs = HarnessInputs::Cloned;

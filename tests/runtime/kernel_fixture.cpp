@@ -23,6 +23,11 @@ runtime::IsolatedRunner& test_runner(const runtime::WorkerLimits& limits) {
 
 KernelRun build_and_run(const std::string& source, const std::string& entry, const std::vector<Arg>& args,
                         const runtime::WorkerLimits& limits, rt::RunOptions options) {
+  return build_and_run_on(test_runner(limits), source, entry, args, options);
+}
+
+KernelRun build_and_run_on(runtime::IsolatedRunner& runner, const std::string& source, const std::string& entry,
+                           const std::vector<Arg>& args, rt::RunOptions options) {
   KernelRun run;
   cpu::CpuBuild b = test_compiler().build(source, "test_kernel.cu", entry);
   if (!b.ok) {
@@ -37,7 +42,7 @@ KernelRun build_and_run(const std::string& source, const std::string& entry, con
     else if (a.is_double) req.args.push_back(runtime::EntryArg::of_double(a.d));
     else req.args.push_back(runtime::EntryArg::of_int(a.i));
   }
-  run.result = test_runner(limits).run(req);
+  run.result = runner.run(req);
   return run;
 }
 

@@ -35,5 +35,8 @@ runtime::IsolatedRunner& test_runner(const runtime::WorkerLimits& limits = {});
 
 KernelRun build_and_run(const std::string& source, const std::string& entry, const std::vector<Arg>& args,
                         const runtime::WorkerLimits& limits = {}, rt::RunOptions options = {});
+// The same on a runner of the caller's (a test that needs its own workers, e.g. unsandboxed).
+KernelRun build_and_run_on(runtime::IsolatedRunner& runner, const std::string& source, const std::string& entry,
+                           const std::vector<Arg>& args, rt::RunOptions options = {});
 
 }  // namespace kaudit::test

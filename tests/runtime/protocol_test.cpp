@@ -1,7 +1,8 @@
 // Issue 21, item 2: a protocol kernel code cannot reach. Hostile fixture kernels whose host code
-// writes forged replies on the worker's reply pipe, or leaves a detached process behind that
-// answers later requests "ok". Each ends in its own verdict (sandbox-violation), leaves no
-// process behind, and changes no other kernel's verdict.
+// writes forged replies on the pipe it finds, or leaves a thread or a detached process behind
+// that answers later requests "ok". Each is at most its own run's answer (never another's),
+// leaves no process behind, and changes no other kernel's verdict; with the sandbox on, the
+// daemon is never started. The attacks of the sandbox itself: sandbox_test.cpp.
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -14,6 +15,7 @@
 #include <thread>
 
 #include "common/process.h"
+#include "common/sandbox.h"
 #include "tests/runtime/kernel_fixture.h"
 
 using kaudit::runtime::Status;
@@ -23,40 +25,41 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Host code shared by the hostile kernels: find the worker's reply pipe (a write-only pipe other
-// than stdout and stderr) and write a message on it as the worker's framing does.
+// Host code shared by the hostile kernels: find a write-only pipe among descriptors 3..255 (by
+// asking each one, which works where /proc does not) and write a message on it as the worker's
+// framing does. In a run that is the run's own reply pipe: the runner's pipes are not there.
 const char* kForgery = R"(
 #include <torch/extension.h>
-#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
 static int reply_pipe() {
-  int found = -1;
-  DIR* d = opendir("/proc/self/fd");
-  if (!d) return -1;
-  while (dirent* e = readdir(d)) {
-    const int fd = atoi(e->d_name);
-    if (fd <= 2 || fd == dirfd(d)) continue;
-    char link[64] = {0};
-    const std::string path = std::string("/proc/self/fd/") + e->d_name;
-    if (readlink(path.c_str(), link, sizeof link - 1) > 0 && strncmp(link, "pipe:", 5) == 0 &&
-        (fcntl(fd, F_GETFL) & O_ACCMODE) == O_WRONLY)
-      found = fd;
+  for (int fd = 3; fd < 256; ++fd) {
+    struct stat st;
+    const int flags = fcntl(fd, F_GETFL);
+    if (flags >= 0 && (flags & O_ACCMODE) == O_WRONLY && fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode)) return fd;
   }
-  closedir(d);
-  return found;
+  return -1;
 }
 static void forge(int fd, const char* header) {
   const unsigned long n = strlen(header);
   if (write(fd, &n, 8) != 8 || write(fd, header, n) != (long)n) {}
 }
 )";
+
+// The unsandboxed worker (KAUDIT_SANDBOX=off), for the tests of the protocol's own layer: the
+// environment is read each time the runner starts a worker.
+struct SandboxOff {
+  SandboxOff() { setenv("KAUDIT_SANDBOX", "off", 1); }
+  ~SandboxOff() { unsetenv("KAUDIT_SANDBOX"); }
+};
 
 // Throws: a verdict of "exception", which a forged "ok" would turn into a pass.
 const char* kThrows = R"(
@@ -98,51 +101,74 @@ bool process_gone(pid_t pid) {
   return close != std::string::npos && close + 2 < stat.size() && (stat[close + 2] == 'Z' || stat[close + 2] == 'X');
 }
 
-TEST(Protocol, AReplyWithAWrongSequenceNumberIsAViolationAndTheNextRequestIsServed) {
+// The zygote relays exactly one message of a run, stamped with the request's sequence number and
+// the worker's nonce: a forged reply can only be the run's own answer, and it carries no outputs
+// the kernel did not write into it (a checker compares outputs, so a forged "ok" is no pass).
+void expect_forged_reply_is_only_its_own(kaudit::runtime::IsolatedRunner& runner) {
   const std::string src = std::string(kForgery) + R"(
 torch::Tensor run(torch::Tensor y) {
   const int fd = reply_pipe();
   if (fd >= 0) forge(fd, "{\"status\":\"ok\",\"message\":\"\",\"seq\":999999,\"tensors\":[]}");
-  return y;
-}
-)";
-  const int before = test_runner().violations();
-  auto r = build_and_run(src, "run", {at::zeros({4})});
-  ASSERT_EQ(r.build_error, "");
-  EXPECT_EQ(r.result.status, Status::SandboxViolation) << r.result.message;
-  EXPECT_NE(r.result.message.find("protocol violation"), std::string::npos) << r.result.message;
-  EXPECT_EQ(test_runner().violations(), before + 2);  // the first worker, then the fresh one
-  expect_other_kernels_unaffected();
-  EXPECT_EQ(test_runner().violations(), before + 2);
-}
-
-TEST(Protocol, AReplyWithoutASequenceNumberIsNotTakenAsTheAnswer) {
-  // As reproduced on main: a reply without "seq" was accepted as the current answer.
-  const std::string src = std::string(kForgery) + R"(
-torch::Tensor run(torch::Tensor y) {
-  const int fd = reply_pipe();
-  if (fd >= 0) forge(fd, "{\"status\":\"ok\",\"message\":\"\",\"tensors\":[]}");
+  TORCH_CHECK(fd >= 0, "no reply pipe found");
   TORCH_CHECK(false, "the real verdict");
   return y;
 }
 )";
-  auto r = build_and_run(src, "run", {at::zeros({4})});
+  const int before = runner.violations();
+  auto r = kaudit::test::build_and_run_on(runner, src, "run", {at::zeros({4})});
   ASSERT_EQ(r.build_error, "");
-  EXPECT_EQ(r.result.status, Status::SandboxViolation) << r.result.message;
-  expect_other_kernels_unaffected();
+  EXPECT_EQ(r.result.status, Status::Ok) << r.result.message;  // its own claim...
+  EXPECT_TRUE(r.result.outputs.empty());                         // ...with nothing to compare
+  EXPECT_EQ(runner.violations(), before);
+  auto good = kaudit::test::build_and_run_on(runner, kGood, "run", {at::arange(300, at::kFloat)});
+  ASSERT_EQ(good.result.status, Status::Ok) << good.result.message;
+  EXPECT_TRUE(at::equal(good.result.outputs[0], at::arange(300, at::kFloat) * 2));
+  auto bad = kaudit::test::build_and_run_on(runner, kThrows, "run", {at::zeros({4})});
+  EXPECT_EQ(bad.result.status, Status::Exception) << bad.result.message;
 }
 
-TEST(Protocol, ADetachedProcessLeftBehindCannotAnswerLaterRequests) {
-  // The reproduced attack: the host wrapper forks, the child starts a session of its own and
-  // forks again (out of the worker's process group, re-parented when its parent exits), and the
-  // grandchild answers "ok" on the reply pipe every 20 ms for 10 s.
-  const fs::path pid_file =
-      fs::temp_directory_path() / ("kaudit-protocol-daemon-" + std::to_string(getpid()) + ".pids");
-  fs::remove(pid_file);
+TEST(Protocol, AForgedReplyAnswersOnlyForItsOwnRun) { expect_forged_reply_is_only_its_own(test_runner()); }
+
+TEST(Protocol, AForgedReplyAnswersOnlyForItsOwnRunWithoutTheSandbox) {
+  SandboxOff off;
+  kaudit::runtime::IsolatedRunner runner(KAUDIT_EXE, {});
+  expect_forged_reply_is_only_its_own(runner);
+}
+
+TEST(Protocol, AThreadLeftRunningCannotAnswerLaterRequests) {
+  // As reproduced before the fresh process per run: a thread of the kernel outlives its run and
+  // answers "ok" for whatever runs next. Now it dies with its run's process.
   const std::string src = std::string(kForgery) + R"(
 torch::Tensor run(torch::Tensor y) {
   const int fd = reply_pipe();
+  std::thread([fd] {
+    for (int i = 0; i < 200; ++i) {
+      usleep(5000);
+      forge(fd, "{\"status\":\"ok\",\"message\":\"\",\"tensors\":[]}");
+    }
+  }).detach();
+  return y;
+}
+)";
+  auto r = build_and_run(src, "run", {at::zeros({4})});
+  ASSERT_EQ(r.build_error, "");
+  EXPECT_EQ(r.result.status, Status::Ok) << r.result.message;
+  for (int i = 0; i < 3; ++i) {
+    expect_other_kernels_unaffected();
+    usleep(20000);
+  }
+}
+
+// The reproduced attack: the host wrapper forks, the child starts a session of its own and forks
+// again (out of the worker's process group, re-parented when its parent exits), and the
+// grandchild answers "ok" every 20 ms for 10 s on the pipe it holds. `pid_file` collects the
+// daemons' pids.
+std::string daemon_kernel(const fs::path& pid_file) {
+  return std::string(kForgery) + R"(
+torch::Tensor run(torch::Tensor y) {
+  const int fd = reply_pipe();
   const pid_t child = fork();
+  TORCH_CHECK(child >= 0, "fork failed");
   if (child == 0) {
     setsid();
     if (const pid_t daemon = fork(); daemon != 0) {  // the intermediate notes the daemon's pid and goes
@@ -159,21 +185,16 @@ torch::Tensor run(torch::Tensor y) {
   return y;
 }
 )";
-  auto r = build_and_run(src, "run", {at::zeros({4})});
-  ASSERT_EQ(r.build_error, "");
-  EXPECT_EQ(r.result.status, Status::SandboxViolation) << r.result.message;
-  // The kernels after it get their own verdicts, on a worker the leftovers cannot reach.
-  expect_other_kernels_unaffected();
-  usleep(100000);
-  expect_other_kernels_unaffected();
-  // No process of it survives (each try left one; the runner killed both with their workers).
+}
+
+std::vector<pid_t> read_pids(const fs::path& pid_file) {
   std::vector<pid_t> pids;
-  {
-    std::ifstream in(pid_file);
-    for (int p; in >> p;) pids.push_back(p);
-  }
-  fs::remove(pid_file);
-  ASSERT_FALSE(pids.empty());
+  std::ifstream in(pid_file);
+  for (int p; in >> p;) pids.push_back(p);
+  return pids;
+}
+
+void expect_gone(const std::vector<pid_t>& pids) {
   for (pid_t p : pids) {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
     while (!process_gone(p) && std::chrono::steady_clock::now() < deadline)
@@ -182,49 +203,35 @@ torch::Tensor run(torch::Tensor y) {
   }
 }
 
-TEST(Protocol, ARetiredWorkerTakesItsWholeTreeWithIt) {
-  // A kernel whose leftover process runs quietly (it answers nothing) is still found after the
-  // reply, and the worker's retirement kills it even in a session of its own.
-  const fs::path pid_file =
-      fs::temp_directory_path() / ("kaudit-protocol-quiet-" + std::to_string(getpid()) + ".pids");
+TEST(Protocol, AKernelCannotStartADaemon) {
+  const fs::path pid_file = fs::temp_directory_path() / ("kaudit-protocol-daemon-" + std::to_string(getpid()) + ".pids");
   fs::remove(pid_file);
-  const std::string src = std::string(kForgery) + R"(
-torch::Tensor run(torch::Tensor y) {
-  const pid_t child = fork();
-  if (child == 0) {
-    setsid();
-    for (;;) pause();
-  }
-  if (FILE* f = fopen(")" + pid_file.string() + R"(", "a")) { fprintf(f, "%d\n", (int)child); fclose(f); }
-  return y;
+  auto r = build_and_run(daemon_kernel(pid_file), "run", {at::zeros({4})});
+  ASSERT_EQ(r.build_error, "");
+  if (!kaudit::sandbox::available_layers().seccomp) GTEST_SKIP() << "no seccomp filter in this build";
+  EXPECT_EQ(r.result.status, Status::SandboxViolation) << r.result.message;
+  EXPECT_NE(r.result.message.find("clone"), std::string::npos) << r.result.message;
+  EXPECT_FALSE(fs::exists(pid_file));
+  expect_other_kernels_unaffected();
 }
-)";
-  kaudit::runtime::WorkerLimits limits;
-  limits.timeout_seconds = 59;  // a runner of its own
-  {
-    kaudit::runtime::IsolatedRunner runner(KAUDIT_EXE, limits);
-    auto b = kaudit::test::test_compiler().build(src, "quiet.cu", "run");
-    ASSERT_TRUE(b.ok) << b.diagnostics;
-    kaudit::runtime::RunRequest req;
-    req.library = b.library;
-    req.args.push_back(kaudit::runtime::EntryArg::of(at::zeros({4})));
-    auto r = runner.run(req);
-    EXPECT_EQ(r.status, Status::SandboxViolation) << r.message;
-    EXPECT_NE(r.message.find("left"), std::string::npos) << r.message;
-  }
-  std::vector<pid_t> pids;
-  {
-    std::ifstream in(pid_file);
-    for (int p; in >> p;) pids.push_back(p);
-  }
+
+TEST(Protocol, ADaemonLeftBehindWithoutTheSandboxDiesWithItsRun) {
+  // The protocol's own layer: the zygote is a subreaper and kills what a run left before it relays
+  // the run's reply; the daemon's pipe leads to a run that is over.
+  SandboxOff off;
+  kaudit::runtime::IsolatedRunner runner(KAUDIT_EXE, {});
+  const fs::path pid_file = fs::temp_directory_path() / ("kaudit-protocol-daemon-off-" + std::to_string(getpid()) + ".pids");
   fs::remove(pid_file);
-  ASSERT_EQ(pids.size(), 2u);  // one per try
-  for (pid_t p : pids) {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
-    while (!process_gone(p) && std::chrono::steady_clock::now() < deadline)
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    EXPECT_TRUE(process_gone(p)) << "process " << p << " survived";
-  }
+  auto r = kaudit::test::build_and_run_on(runner, daemon_kernel(pid_file), "run", {at::zeros({4})});
+  ASSERT_EQ(r.build_error, "");
+  EXPECT_EQ(r.result.status, Status::Ok) << r.result.message;
+  const std::vector<pid_t> pids = read_pids(pid_file);
+  fs::remove(pid_file);
+  ASSERT_EQ(pids.size(), 1u);
+  expect_gone(pids);
+  auto bad = kaudit::test::build_and_run_on(runner, kThrows, "run", {at::zeros({4})});
+  EXPECT_EQ(bad.result.status, Status::Exception) << bad.result.message;
+  EXPECT_EQ(runner.violations(), 0);
 }
 
 }  // namespace

@@ -1,0 +1,265 @@
+#include "common/sandbox.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+
+#if KAUDIT_HAVE_SECCOMP
+#include <seccomp.h>
+#endif
+
+namespace kaudit::sandbox {
+namespace {
+
+// ---- Landlock -----------------------------------------------------------------------------------
+// The kernel's UAPI, spelled out here: the build machine's headers (Debian 12: Linux 6.1) lack the
+// network and scope fields, and the running kernel, not the headers, decides what applies.
+struct LandlockRulesetAttr {
+  std::uint64_t handled_access_fs;
+  std::uint64_t handled_access_net;  // ABI 4
+  std::uint64_t scoped;              // ABI 6
+};
+constexpr unsigned kCreateRulesetVersion = 1u << 0;
+// File-system rights by ABI: 13 in ABI 1 (execute ... make_sym), REFER in 2, TRUNCATE in 3,
+// IOCTL_DEV in 5.
+std::uint64_t landlock_fs_rights(int abi) {
+  std::uint64_t rights = (1ull << 13) - 1;
+  if (abi >= 2) rights |= 1ull << 13;
+  if (abi >= 3) rights |= 1ull << 14;
+  if (abi >= 5) rights |= 1ull << 15;
+  return rights;
+}
+constexpr std::uint64_t kNetBindTcp = 1ull << 0, kNetConnectTcp = 1ull << 1;
+constexpr std::uint64_t kScopeAbstractUnixSocket = 1ull << 0, kScopeSignal = 1ull << 1;
+
+int probe_landlock_abi() {
+#ifdef SYS_landlock_create_ruleset
+  const long abi = syscall(SYS_landlock_create_ruleset, nullptr, 0, kCreateRulesetVersion);
+  return abi > 0 ? static_cast<int>(abi) : 0;
+#else
+  return 0;
+#endif
+}
+
+// No file-system access, no TCP, no signals or abstract sockets beyond the run: a ruleset that
+// handles every right the ABI knows and grants none. Descriptors the process already holds (its
+// pipes, the kernel library's sealed memfd, which dlopen reaches through /proc/self/fd) are not
+// paths under any rule and stay usable.
+std::string apply_landlock(int abi) {
+  LandlockRulesetAttr attr{};
+  attr.handled_access_fs = landlock_fs_rights(abi);
+  std::size_t size = sizeof(std::uint64_t);
+  if (abi >= 4) {
+    attr.handled_access_net = kNetBindTcp | kNetConnectTcp;
+    size = 2 * sizeof(std::uint64_t);
+  }
+  if (abi >= 6) {
+    attr.scoped = kScopeAbstractUnixSocket | kScopeSignal;
+    size = sizeof attr;
+  }
+  const long ruleset = syscall(SYS_landlock_create_ruleset, &attr, size, 0);
+  if (ruleset < 0) return std::string("landlock_create_ruleset: ") + std::strerror(errno);
+  const long rc = syscall(SYS_landlock_restrict_self, ruleset, 0);
+  const int saved = errno;
+  close(static_cast<int>(ruleset));
+  if (rc != 0) return std::string("landlock_restrict_self: ") + std::strerror(saved);
+  return {};
+}
+
+// ---- seccomp ------------------------------------------------------------------------------------
+volatile std::uint64_t* g_violation_word = nullptr;
+
+void on_denied_syscall(int, siginfo_t* info, void*) {
+  if (g_violation_word) *g_violation_word = static_cast<std::uint64_t>(info->si_syscall) + 1;
+  static const char msg[] = "kaudit: the sandbox stopped a denied system call\n";
+  ssize_t ignored = write(2, msg, sizeof msg - 1);
+  (void)ignored;
+  _exit(kViolationExitCode);
+}
+
+#if KAUDIT_HAVE_SECCOMP
+bool probe_seccomp() { return prctl(PR_GET_SECCOMP, 0, 0, 0, 0) >= 0; }
+
+// What a kernel run needs; everything else traps. Grouped by purpose so a reader can check each.
+std::string apply_seccomp() {
+  scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_TRAP);
+  if (!ctx) return "seccomp_init failed";
+  int rc = 0;
+  auto allow = [&](int nr) { rc = rc ? rc : seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 0); };
+  // Memory, including fiber stacks and their guard pages.
+  for (int nr : {SCMP_SYS(brk), SCMP_SYS(mmap), SCMP_SYS(munmap), SCMP_SYS(mprotect), SCMP_SYS(mremap),
+                 SCMP_SYS(madvise), SCMP_SYS(msync), SCMP_SYS(mincore), SCMP_SYS(membarrier)})
+    allow(nr);
+  // Threads (TBB, OpenMP) and their synchronization. clone only with CLONE_THREAD: a new thread,
+  // never a new process; clone3 answers ENOSYS, so glibc falls back to clone.
+  for (int nr : {SCMP_SYS(futex), SCMP_SYS(futex_waitv), SCMP_SYS(set_robust_list), SCMP_SYS(get_robust_list),
+                 SCMP_SYS(rseq), SCMP_SYS(set_tid_address), SCMP_SYS(arch_prctl), SCMP_SYS(prctl),
+                 SCMP_SYS(sched_yield), SCMP_SYS(sched_getaffinity), SCMP_SYS(sched_getparam),
+                 SCMP_SYS(sched_getscheduler), SCMP_SYS(getpriority), SCMP_SYS(exit), SCMP_SYS(exit_group),
+                 SCMP_SYS(wait4), SCMP_SYS(waitid)})
+    allow(nr);
+  if (!rc) rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(clone), 1, SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, CLONE_THREAD));
+  if (!rc) rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
+  // Placement requests a library may try and must not get: refused, not a violation.
+  for (int nr : {SCMP_SYS(sched_setaffinity), SCMP_SYS(set_mempolicy), SCMP_SYS(mbind), SCMP_SYS(setpriority)})
+    if (!rc) rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 0);
+  // Time, identity, limits (reading them only), randomness, the CPU-time timer.
+  for (int nr : {SCMP_SYS(clock_gettime), SCMP_SYS(clock_getres), SCMP_SYS(clock_nanosleep), SCMP_SYS(nanosleep),
+                 SCMP_SYS(gettimeofday), SCMP_SYS(time), SCMP_SYS(times), SCMP_SYS(getrusage), SCMP_SYS(getcpu),
+                 SCMP_SYS(getpid), SCMP_SYS(getppid), SCMP_SYS(gettid), SCMP_SYS(getuid), SCMP_SYS(geteuid),
+                 SCMP_SYS(getgid), SCMP_SYS(getegid), SCMP_SYS(getresuid), SCMP_SYS(getresgid), SCMP_SYS(getgroups),
+                 SCMP_SYS(getpgrp), SCMP_SYS(getrlimit), SCMP_SYS(getrandom), SCMP_SYS(uname), SCMP_SYS(sysinfo),
+                 SCMP_SYS(timer_create), SCMP_SYS(timer_settime), SCMP_SYS(timer_gettime), SCMP_SYS(timer_delete),
+                 SCMP_SYS(timer_getoverrun), SCMP_SYS(restart_syscall)})
+    allow(nr);
+  if (!rc) rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(prlimit64), 2, SCMP_A0(SCMP_CMP_EQ, 0), SCMP_A2(SCMP_CMP_EQ, 0));
+  // Signals: handlers, masks, and signals to this process only (abort, pthread_kill).
+  for (int nr : {SCMP_SYS(rt_sigaction), SCMP_SYS(rt_sigprocmask), SCMP_SYS(rt_sigreturn), SCMP_SYS(sigaltstack),
+                 SCMP_SYS(rt_sigpending), SCMP_SYS(rt_sigtimedwait), SCMP_SYS(rt_sigsuspend)})
+    allow(nr);
+  const auto self = static_cast<scmp_datum_t>(getpid());
+  if (!rc) rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(tgkill), 1, SCMP_A0(SCMP_CMP_EQ, self));
+  if (!rc) rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(kill), 1, SCMP_A0(SCMP_CMP_EQ, self));
+  // Descriptors the process already holds: its pipes, stderr, the library's memfd. Opens only
+  // read-only (dlopen of /proc/self/fd/N); Landlock refuses any path.
+  for (int nr : {SCMP_SYS(read), SCMP_SYS(write), SCMP_SYS(readv), SCMP_SYS(writev), SCMP_SYS(pread64),
+                 SCMP_SYS(lseek), SCMP_SYS(close), SCMP_SYS(close_range), SCMP_SYS(fstat), SCMP_SYS(newfstatat),
+                 SCMP_SYS(statx), SCMP_SYS(stat), SCMP_SYS(lstat), SCMP_SYS(access), SCMP_SYS(faccessat),
+                 SCMP_SYS(faccessat2), SCMP_SYS(readlink), SCMP_SYS(readlinkat), SCMP_SYS(getdents64),
+                 SCMP_SYS(getcwd), SCMP_SYS(fcntl), SCMP_SYS(dup), SCMP_SYS(dup2), SCMP_SYS(dup3), SCMP_SYS(poll),
+                 SCMP_SYS(ppoll), SCMP_SYS(select), SCMP_SYS(pselect6), SCMP_SYS(pipe), SCMP_SYS(pipe2),
+                 SCMP_SYS(eventfd2)})
+    allow(nr);
+  const scmp_datum_t write_flags = O_ACCMODE | O_CREAT | O_TRUNC | O_APPEND;
+  if (!rc) rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(openat), 1, SCMP_A2(SCMP_CMP_MASKED_EQ, write_flags, 0));
+  if (!rc) rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(open), 1, SCMP_A1(SCMP_CMP_MASKED_EQ, write_flags, 0));
+  if (!rc) rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 1, SCMP_A1(SCMP_CMP_EQ, TCGETS));  // isatty
+  if (!rc) rc = seccomp_load(ctx);
+  seccomp_release(ctx);
+  return rc ? std::string("seccomp: ") + std::strerror(-rc) : std::string();
+}
+#else
+bool probe_seccomp() { return false; }
+std::string apply_seccomp() { return {}; }
+#endif
+
+// Resource limits that hold even where a layer above is missing.
+std::string apply_limits(const Policy& policy) {
+  auto set = [](int resource, rlim_t value) {
+    rlimit current{};
+    getrlimit(resource, &current);
+    // Only ever lowered: an unprivileged process cannot raise a hard limit.
+    const rlim_t v = current.rlim_max == RLIM_INFINITY ? value : std::min<rlim_t>(value, current.rlim_max);
+    rlimit next{v, v};
+    return setrlimit(resource, &next) == 0;
+  };
+  bool ok = set(RLIMIT_CORE, 0) && set(RLIMIT_FSIZE, 0) && set(RLIMIT_NOFILE, 256);
+  // Counts the processes and threads of the run's uid (kUnprivilegedId when root): room for
+  // every worker's thread pool, not for a thread bomb.
+  ok = ok && set(RLIMIT_NPROC, 4096);
+  if (policy.cpu_seconds > 0) ok = ok && set(RLIMIT_CPU, static_cast<rlim_t>(std::ceil(policy.cpu_seconds)));
+  return ok ? std::string() : std::string("setrlimit: ") + std::strerror(errno);
+}
+
+std::string drop_privileges() {
+  if (geteuid() != 0) return {};
+  if (setgroups(0, nullptr) != 0 || setresgid(kUnprivilegedId, kUnprivilegedId, kUnprivilegedId) != 0 ||
+      setresuid(kUnprivilegedId, kUnprivilegedId, kUnprivilegedId) != 0)
+    return std::string("cannot switch to uid ") + std::to_string(kUnprivilegedId) + ": " + std::strerror(errno);
+  // A uid change makes the process non-dumpable, which turns /proc/self/fd root's: dlopen of the
+  // library's memfd needs it back. Other processes of this uid still cannot ptrace the run (the
+  // filter denies ptrace, Landlock denies /proc/<pid> paths).
+  prctl(PR_SET_DUMPABLE, 1);
+  return {};
+}
+
+}  // namespace
+
+const Layers& available_layers() {
+  static const Layers layers = [] {
+    Layers l;
+    l.landlock_abi = probe_landlock_abi();
+    l.seccomp = probe_seccomp();
+    l.root = geteuid() == 0;
+    return l;
+  }();
+  return layers;
+}
+
+bool disabled_by_user() {
+  const char* v = std::getenv("KAUDIT_SANDBOX");
+  return v && (std::strcmp(v, "off") == 0 || std::strcmp(v, "0") == 0);
+}
+
+std::string missing_layers() {
+  const Layers& l = available_layers();
+  std::string missing;
+  auto add = [&](const std::string& s) { missing += (missing.empty() ? "" : "; ") + s; };
+  if (l.landlock_abi == 0)
+    add("no Landlock in this kernel: kernels can read every file the run's uid can read");
+  else if (l.landlock_abi < 4)
+    add("Landlock ABI " + std::to_string(l.landlock_abi) + " (< 4): TCP is refused only by the seccomp filter");
+  else if (l.landlock_abi < 6)
+    add("Landlock ABI " + std::to_string(l.landlock_abi) + " (< 6): signals are limited to the run by the seccomp filter only");
+  if (!l.seccomp)
+    add("no seccomp filter (built without libseccomp, or the kernel has none): kernels may fork, exec and open sockets");
+  return missing;
+}
+
+void report_missing_layers_once() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    if (disabled_by_user()) {
+      std::fprintf(stderr, "kaudit: warning: KAUDIT_SANDBOX=off: kernels run unconfined, with this user's rights\n");
+      return;
+    }
+    if (const std::string m = missing_layers(); !m.empty())
+      std::fprintf(stderr, "kaudit: sandbox: %s (docs/SECURITY.md)\n", m.c_str());
+  });
+}
+
+std::string confine_untrusted_run(const Policy& policy) {
+  const Layers& layers = available_layers();
+  if (std::string e = apply_limits(policy); !e.empty()) return e;
+  if (std::string e = drop_privileges(); !e.empty()) return e;
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return std::string("no_new_privs: ") + std::strerror(errno);
+  if (layers.landlock_abi > 0)
+    if (std::string e = apply_landlock(layers.landlock_abi); !e.empty()) return e;
+  g_violation_word = policy.violation_word;
+  struct sigaction sa{};
+  sa.sa_sigaction = on_denied_syscall;
+  sa.sa_flags = SA_SIGINFO;
+  sigaction(SIGSYS, &sa, nullptr);
+  if (layers.seccomp)
+    if (std::string e = apply_seccomp(); !e.empty()) return e;
+  return {};
+}
+
+std::string syscall_name(long number) {
+#if KAUDIT_HAVE_SECCOMP
+  if (char* name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, static_cast<int>(number))) {
+    std::string s = name;
+    std::free(name);
+    return s;
+  }
+#endif
+  return "syscall " + std::to_string(number);
+}
+
+bool enter_private_network() { return geteuid() == 0 && unshare(CLONE_NEWNET) == 0; }
+
+}  // namespace kaudit::sandbox

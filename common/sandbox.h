@@ -1,0 +1,70 @@
+// Confinement of a process that is about to run untrusted code (issue 21, item 1; the threat
+// model is docs/SECURITY.md). The worker forks a fresh process for every run and calls
+// confine_untrusted_run() in it before the kernel library is loaded, so nothing a kernel does
+// (files, processes, threads, memory) survives into another run. The layers, in the order they
+// are applied:
+//   1. resource limits: no core files, no file growth (RLIMIT_FSIZE 0), few descriptors, a
+//      bounded number of processes and threads (RLIMIT_NPROC), an address-space limit and a CPU
+//      backstop;
+//   2. a separate unprivileged uid and gid (kUnprivilegedId) when kaudit runs as root;
+//   3. no_new_privs;
+//   4. Landlock: no file-system access at all (no path is opened, read, written, executed or
+//      created), no TCP bind or connect, no signals to processes outside the run and no abstract
+//      Unix sockets (each part only where the running kernel's Landlock ABI has it);
+//   5. a seccomp-bpf allow-list (libseccomp): the system calls a kernel run needs (memory,
+//      threads, futexes, signals to itself, reads and writes on descriptors it already holds,
+//      read-only opens, which Landlock then refuses); anything else (fork, execve, sockets,
+//      ptrace, writable opens, mounts, namespaces...) stops the run with SIGSYS, and the handler
+//      records the call's number for the verdict (`sandbox-violation`, with the call's name).
+// Layers the machine lacks are skipped, and missing_layers() says which (the runner prints it
+// once per process); none is skipped silently.
+#pragma once
+#include <cstdint>
+#include <string>
+
+namespace kaudit::sandbox {
+
+// The uid and gid runs switch to when kaudit is root: the conventional `nobody`.
+constexpr unsigned kUnprivilegedId = 65534;
+// Exit code of a run stopped by the seccomp filter (the SIGSYS handler's _exit).
+constexpr int kViolationExitCode = 89;
+// Exit code of a run whose confinement could not be applied: it never ran the kernel.
+constexpr int kConfineFailedExitCode = 90;
+
+struct Layers {
+  int landlock_abi = 0;  // 0: no Landlock in this kernel
+  bool seccomp = false;  // built with libseccomp, and the kernel has seccomp filters
+  bool root = false;     // runs will switch to kUnprivilegedId
+};
+// Probed once per process.
+const Layers& available_layers();
+
+// True when the user turned the sandbox off (KAUDIT_SANDBOX=off), for debugging and for
+// measuring its cost; the runner says so on stderr.
+bool disabled_by_user();
+
+// One line naming each missing layer and what that leaves open; empty when every layer is there.
+std::string missing_layers();
+// Prints missing_layers() (or that the sandbox is off) to stderr, once per process.
+void report_missing_layers_once();
+
+struct Policy {
+  double cpu_seconds = 0;  // RLIMIT_CPU backstop, rounded up (0: none)
+  // Where the SIGSYS handler records 1 + the number of the denied system call (a word shared
+  // with the parent, which names it in the verdict); may be null.
+  volatile std::uint64_t* violation_word = nullptr;
+};
+
+// Confines the calling process for the rest of its life. Must be called single-threaded. Returns
+// "" on success, else what could not be applied; the caller must not run untrusted code then.
+std::string confine_untrusted_run(const Policy& policy);
+
+// The name of a system call number of this machine's architecture ("socket"), or "syscall N".
+std::string syscall_name(long number);
+
+// Moves the calling process into a new, empty network namespace (no interface but a down
+// loopback) when it may (root); false when it may not. Meant for the worker's zygote, once:
+// every run forked from it inherits the namespace.
+bool enter_private_network();
+
+}  // namespace kaudit::sandbox
