@@ -73,8 +73,9 @@ Outcome outcome_of(const runtime::RunResult& r) {
     case runtime::Status::LaunchError: return Outcome::LaunchError;
     case runtime::Status::OutOfBounds: return Outcome::OutOfBounds;
     case runtime::Status::Exception: return Outcome::Exception;
-    // A run that broke the worker protocol on a fresh worker, or left a process behind: hostile
-    // code, counted as a crash until the sandbox (issue 21, item 1) gives it an outcome of its own.
+    // A run the sandbox stopped (a denied system call, named in the run's message), or one that
+    // broke the worker protocol: hostile code. The kill matrix counts it as a crash (a kill in
+    // every checker that looks at the run's status, as a real harness sees a process die).
     case runtime::Status::SandboxViolation: return Outcome::Crash;
   }
   return Outcome::Crash;
