@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <atomic>
 #include <boost/context/fiber.hpp>
-#include <boost/context/protected_fixedsize_stack.hpp>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -23,6 +22,7 @@
 
 #include "kaudit_cpu/abi.h"
 #include "runtime/cpu/device_memory.h"
+#include "runtime/cpu/fiber_stacks.h"
 #include "runtime/cpu/guarded_allocator.h"
 
 extern "C" void* __tls_get_addr(void*);
@@ -251,6 +251,7 @@ class BlockScheduler {
   std::string describe_deadlock() const;
   void reset_fibers();
 
+  std::unique_ptr<FiberStackPool> stacks_;  // before threads_: their fibers go first
   std::vector<std::unique_ptr<FiberThread>> threads_;
   std::size_t n_ = 0;
   RunThreadFn fn_ = nullptr;
@@ -301,15 +302,16 @@ void BlockScheduler::reset_fibers() {
 }
 
 void BlockScheduler::ensure_threads(std::size_t n, unsigned stack_bytes) {
-  if (stack_bytes != stack_bytes_) {
+  if (stack_bytes != stack_bytes_ || !stacks_) {
     threads_.clear();
     stack_bytes_ = stack_bytes;
+    stacks_ = std::make_unique<FiberStackPool>(stack_bytes);
   }
   while (threads_.size() < n) {
     auto t = std::make_unique<FiberThread>();
     FiberThread* tp = t.get();
     tp->ctx.fiber_thread = tp;
-    tp->fiber = ctx::fiber(std::allocator_arg, ctx::protected_fixedsize_stack(stack_bytes),
+    tp->fiber = ctx::fiber(std::allocator_arg, PooledStack{stacks_.get()},
                            [this, tp](ctx::fiber&& from) {
                              store(std::move(from));
                              for (;;) {
