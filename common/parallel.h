@@ -9,8 +9,9 @@
 //   - without it (the H200 test machine has no TBB): a small pool of std::threads in
 //     common/parallel.cpp.
 // Nothing kaudit computes may depend on which one runs or on how a range is split: every body
-// given here writes only its own indices' results (the emulator runs blocks serially where their
-// order could show, RunOptions::serial_blocks).
+// given here writes only its own indices' results. (What already varied from run to run with TBB
+// still does: float atomics of emulated blocks that run at the same time. Where their order must
+// not show, blocks run serially: RunOptions::serial_blocks, and audit workers run one thread.)
 //
 // The implementation is a shared library (kaudit_parallel), like libtbb: one pool and one
 // parallelism limit per process, whichever of kaudit's libraries (the executable, the shared
