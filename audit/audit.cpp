@@ -324,6 +324,8 @@ std::vector<PoolInput> candidate_pool(const corpus::Task& task, const std::vecto
 }
 
 AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options) {
+  // The audit generates its mutants: without the Clang rule engine, stop before any work.
+  if (!mutators::clang_available()) throw mutators::ClangUnavailable();
   const auto start = std::chrono::steady_clock::now();
   const auto say = [&](const std::string& s) {
     if (options.progress) options.progress(s);

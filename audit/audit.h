@@ -151,6 +151,7 @@ struct AuditResult {
   std::map<std::string, double> stage_seconds;  // wall time per stage, summed over tasks
 };
 
+// Throws mutators::ClangUnavailable, before any work, in a kaudit built without Clang LibTooling.
 AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options);
 
 // The pool of a task (stage 2), before legality: the trials of `pool_specs`, the gate's recipes,

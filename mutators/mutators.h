@@ -8,6 +8,10 @@
 // Everything here is deterministic: the same kernel text gives the same sites, in the same order
 // (source offset, then rule id, then end offset, then replacement), and the same mutant ids on
 // every machine. See docs in mutators/README.md for the rule format and the scopes.
+//
+// The engine needs Clang LibTooling. A kaudit configured without it (KAUDIT_WITH_CLANG) still has
+// this whole interface: the names, ids, records and types work; find_sites(), rule_catalog() and
+// what is built on them throw ClangUnavailable.
 #pragma once
 
 #include <array>
@@ -21,6 +25,15 @@
 #include <nlohmann/json.hpp>
 
 namespace kaudit::mutators {
+
+// False in a kaudit built without Clang LibTooling: find_sites, generate_mutants,
+// neutral_variants, rule_catalog, neutral_rule_catalog, find_rule, rules_json and rules_table
+// then throw ClangUnavailable (one line of text saying so).
+bool clang_available();
+class ClangUnavailable : public std::runtime_error {
+ public:
+  ClangUnavailable();
+};
 
 // The six fault families of the reference study plus the planted reward hacks.
 enum class Family {

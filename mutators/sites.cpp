@@ -108,15 +108,7 @@ std::vector<const detail::RuleDef*> select_rules(const SiteOptions& options) {
 
 }  // namespace
 
-std::string ParseDiagnostic::to_string() const {
-  std::string out = file;
-  if (line > 0) {
-    out += ":" + std::to_string(line);
-    if (column > 0) out += ":" + std::to_string(column);
-  }
-  out += ": " + severity + ": " + message;
-  return out;
-}
+bool clang_available() { return true; }
 
 SiteResult find_sites(const KernelSourceInfo& kernel, const SiteOptions& options) {
   const std::vector<const detail::RuleDef*> rules = select_rules(options);

@@ -1,10 +1,9 @@
 #include "oracle/gate.h"
 
-#include <tbb/parallel_for.h>
-
 #include <map>
 #include <sstream>
 
+#include "common/parallel.h"
 #include "oracle/judge.h"
 #include "oracle/recipes.h"
 #include "oracle/reference.h"
@@ -60,7 +59,7 @@ std::vector<cpu::CpuBuild> build_kernels(const std::vector<const corpus::Kernel*
                                          const std::filesystem::path& cache_dir) {
   cpu::CpuCompiler compiler(cache_dir);
   std::vector<cpu::CpuBuild> builds(kernels.size());
-  tbb::parallel_for(std::size_t(0), kernels.size(), [&](std::size_t i) {
+  parallel::for_each_index(0, kernels.size(), [&](std::size_t i) {
     builds[i] = compiler.build(kernels[i]->source, kernels[i]->cu_path.string(), kernels[i]->entry);
   });
   return builds;

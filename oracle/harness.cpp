@@ -461,7 +461,7 @@ json serve_harness_request(const json& req, std::vector<at::Tensor>& tensors, st
   rt::RunOptions opts;
   opts.mode = rt::Mode::Oracle;
   // Blocks one after another, in order: a block finds in shared memory what the block before it
-  // on its thread left, and that must not depend on how TBB spread the blocks over threads.
+  // on its thread left, and that must not depend on how the blocks were spread over threads.
   opts.serial_blocks = true;
   opts.active_mutant = req.value("mutant", 0);
   opts.thread_budget = context.limits ? context.limits->thread_budget : 0;

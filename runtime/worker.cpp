@@ -12,7 +12,7 @@
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
-#include <tbb/global_control.h>
+#include "common/parallel.h"
 #include <unistd.h>
 
 #include <algorithm>
@@ -451,9 +451,9 @@ int worker_main(const WorkerLimits& limits, const std::map<std::string, RequestH
     sa.sa_flags = SA_ONSTACK;  // the run may be on a fiber's small stack
     sigaction(SIGXCPU, &sa, nullptr);
   }
-  std::unique_ptr<tbb::global_control> limit;
+  std::unique_ptr<parallel::Limit> limit;
   if (limits.threads > 0)
-    limit = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism, limits.threads);
+    limit = std::make_unique<parallel::Limit>(limits.threads);
   // Every run forked from here inherits an empty network namespace (where the kernel allows it;
   // the seccomp filter and Landlock refuse sockets and TCP anyway).
   if (!sandbox::disabled_by_user()) sandbox::enter_private_network();

@@ -1,10 +1,12 @@
 // kaudit: one binary, one subcommand per pipeline stage. This file only wires the modules.
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "common/cache.h"
+#include "mutators/mutators.h"
 #include "tools/cli.h"
 
 namespace {
@@ -35,6 +37,18 @@ int main(int argc, char** argv) {
   }
   const std::string cmd = argv[1];
   std::vector<std::string> args(argv + 2, argv + argc);
+  // Commands that generate mutants need the Clang rule engine. A kaudit built without it
+  // (KAUDIT_WITH_CLANG, mutators/no_clang.cpp) stops them here, before any work, with one line;
+  // their --help still works. (diff needs mutants only for a checker given as a spec instead of an
+  // audit folder; it then stops with the same line, from the catch below.)
+  const bool wants_help =
+      std::any_of(args.begin(), args.end(), [](const std::string& a) { return a == "--help" || a == "-h"; });
+  for (const char* needs_clang : {"mutate", "rules", "audit", "cover", "sweep", "gpu-bundle"}) {
+    if (cmd == needs_clang && !wants_help && !kaudit::mutators::clang_available()) {
+      std::fprintf(stderr, "kaudit %s: %s\n", cmd.c_str(), kaudit::mutators::ClangUnavailable().what());
+      return 2;
+    }
+  }
   try {
     if (cmd == "worker") return kaudit::cli::worker_command(args);
     if (cmd == "verify") return kaudit::cli::verify_command(args);
@@ -49,6 +63,9 @@ int main(int argc, char** argv) {
     if (cmd == "import") return kaudit::cli::import_command(args);
     if (cmd == "gpu-bundle") return kaudit::cli::gpu_bundle_command(args);
   } catch (const kaudit::cache::CacheDirError& e) {  // a cache folder kaudit refuses (common/cache.h)
+    std::fprintf(stderr, "kaudit %s: %s\n", cmd.c_str(), e.what());
+    return 2;
+  } catch (const kaudit::mutators::ClangUnavailable& e) {  // mutants wanted from a kaudit without Clang
     std::fprintf(stderr, "kaudit %s: %s\n", cmd.c_str(), e.what());
     return 2;
   }

@@ -1,10 +1,6 @@
 // NvrtcCompiler: see nvrtc.h for the design (why -default-device, why -rdc, the cache).
 #include "mutators/compile/nvrtc.h"
 
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
-#include <tbb/task_arena.h>
-
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
@@ -30,6 +26,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/cache.h"
+#include "common/parallel.h"
 #include "common/sha256.h"
 #include "mutators/compile/nvrtc_wire.h"
 #include "common/files.h"
@@ -764,29 +761,27 @@ std::vector<CompileResult> compile_all(const NvrtcCompiler& compiler,
                                        const CompileAllOptions& options) {
   std::vector<CompileResult> results(sources.size());
   if (sources.empty()) return results;
-  const int concurrency = options.max_parallelism > 0 ? static_cast<int>(options.max_parallelism)
-                                                      : tbb::this_task_arena::max_concurrency();
-  const unsigned parallelism = concurrency > 0 ? static_cast<unsigned>(concurrency) : 1u;
-  // Threads of this process: never more than TBB's default (asking for more only draws a warning).
-  tbb::task_arena arena(std::max(
-      1, std::min(static_cast<int>(parallelism), tbb::this_task_arena::max_concurrency())));
+  const unsigned parallelism =
+      options.max_parallelism > 0 ? options.max_parallelism : parallel::max_concurrency();
+  // Threads of this process: never more than the default (with TBB, asking for more only draws a
+  // warning).
+  const unsigned threads = std::max(1u, std::min(parallelism, parallel::max_concurrency()));
 
   // Cache hits (and "unavailable") cost microseconds: answer them here, in parallel.
   std::vector<char> answered(sources.size(), 0);
-  arena.execute([&] {
-    tbb::parallel_for(
-        tbb::blocked_range<size_t>(0, sources.size(), 16),
-        [&](const tbb::blocked_range<size_t>& range) {
-          for (size_t i = range.begin(); i != range.end(); ++i) {
-            if (!compiler.available()) {
-              results[i] = compiler.compile(sources[i], file_name);
-              answered[i] = 1;
-            } else if (NvrtcCompilerAccess::lookup(compiler, sources[i], file_name, results[i])) {
-              answered[i] = 1;
-            }
+  parallel::for_each_range(
+      0, sources.size(), 16,
+      [&](size_t begin, size_t end) {
+        for (size_t i = begin; i != end; ++i) {
+          if (!compiler.available()) {
+            results[i] = compiler.compile(sources[i], file_name);
+            answered[i] = 1;
+          } else if (NvrtcCompilerAccess::lookup(compiler, sources[i], file_name, results[i])) {
+            answered[i] = 1;
           }
-        });
-  });
+        }
+      },
+      threads);
   std::vector<size_t> todo;
   for (size_t i = 0; i < sources.size(); ++i)
     if (!answered[i]) todo.push_back(i);
@@ -799,14 +794,14 @@ std::vector<CompileResult> compile_all(const NvrtcCompiler& compiler,
                          results))
     return results;
 
-  // In this process, on TBB threads (NVRTC 13.0 runs them one at a time; see CompileAllOptions).
-  arena.execute([&] {
-    tbb::parallel_for(tbb::blocked_range<size_t>(0, todo.size(), 1),
-                      [&](const tbb::blocked_range<size_t>& range) {
-                        for (size_t k = range.begin(); k != range.end(); ++k)
-                          results[todo[k]] = compiler.compile(sources[todo[k]], file_name);
-                      });
-  });
+  // In this process, on this process's threads (NVRTC 13.0 runs them one at a time; see
+  // CompileAllOptions).
+  parallel::for_each_range(
+      0, todo.size(), 1,
+      [&](size_t begin, size_t end) {
+        for (size_t k = begin; k != end; ++k) results[todo[k]] = compiler.compile(sources[todo[k]], file_name);
+      },
+      threads);
   return results;
 }
 

@@ -138,8 +138,8 @@ class NvrtcCompiler {
 };
 
 struct CompileAllOptions {
-  // How many compiles run at once; 0: TBB's default concurrency, i.e. the cores this process may
-  // use (2 on the project's machine).
+  // How many compiles run at once; 0: parallel::max_concurrency() (common/parallel.h), i.e. the
+  // cores this process may use (2 on the project's machine).
   unsigned max_parallelism = 0;
   // NVRTC 13.0 runs one compile at a time per process: measured on a 16-core machine, 1 to 16
   // threads give the same throughput (~35 ms per corpus kernel), while 8 separate processes give 8
@@ -150,7 +150,7 @@ struct CompileAllOptions {
   // nvrtc_wire.h). A worker is used only if it
   // reports exactly this compiler's configuration (prelude, options, NVRTC); one that dies costs
   // only the source it was compiling, which is reported Failed. Without a usable worker program,
-  // or with worker_processes = false, the compiles run on TBB threads in this process: the same
+  // or with worker_processes = false, the compiles run on threads of this process: the same
   // results, at the speed of one.
   bool worker_processes = true;
 };
@@ -161,8 +161,8 @@ struct CompileAllOptions {
 std::string nvrtc_worker_executable();
 
 // Compiles every source; results are in the order of `sources` and identical to compile()'s
-// (cache_hit aside). Cache hits are answered in this process (TBB); the rest are compiled in
-// parallel as described above.
+// (cache_hit aside). Cache hits are answered in this process (on its threads); the rest are
+// compiled in parallel as described above.
 std::vector<CompileResult> compile_all(const NvrtcCompiler& compiler,
                                        const std::vector<std::string>& sources,
                                        std::string_view file_name = "kernel.cu",

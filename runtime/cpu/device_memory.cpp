@@ -150,7 +150,7 @@ namespace kaudit::rt {
 namespace {
 
 DeviceMemory* g_device = nullptr;
-bool g_session = false;  // the worker runs one request at a time; TBB block loops only read this
+bool g_session = false;  // the worker runs one request at a time; block loops only read this
 std::uint64_t g_serial = 0;
 
 void free_device_block(void* p) {

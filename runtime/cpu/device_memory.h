@@ -95,7 +95,7 @@ class CachingAllocatorModel {
 };
 
 // The model on real memory, for the worker process. Not thread-safe: the audit's workers run one
-// kernel at a time, on one thread (a TBB block loop in the same process only reads tensors).
+// kernel at a time, on one thread (a parallel block loop in the same process only reads tensors).
 class DeviceMemory {
  public:
   // Reserves `capacity` bytes of address space (inaccessible until segments are made).

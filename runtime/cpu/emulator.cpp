@@ -1,6 +1,6 @@
-// The CPU emulator's runtime: grid execution (blocks in parallel with TBB), the fiber scheduler
-// that gives each CUDA thread its own stack so barriers and warp collectives can suspend it, the
-// counting barrier with divergence detection, and the host-side CUDA error state.
+// The CPU emulator's runtime: grid execution (blocks in parallel, common/parallel.h), the fiber
+// scheduler that gives each CUDA thread its own stack so barriers and warp collectives can suspend
+// it, the counting barrier with divergence detection, and the host-side CUDA error state.
 #include "runtime/cpu/emulator.h"
 
 #include <dlfcn.h>
@@ -16,10 +16,9 @@
 #include <memory>
 #include <mutex>
 #include <sstream>
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
 #include <vector>
 
+#include "common/parallel.h"
 #include "kaudit_cpu/abi.h"
 #include "runtime/cpu/device_memory.h"
 #include "runtime/cpu/fiber_stacks.h"
@@ -733,8 +732,7 @@ int launch(const LaunchSpec& spec, RunBlockFn run_block, RunThreadFn run_thread,
   if (s.options.serial_blocks || nblocks == 1) {
     run_range(0, nblocks);
   } else {
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, nblocks),
-                      [&](const tbb::blocked_range<std::size_t>& r) { run_range(r.begin(), r.end()); });
+    parallel::for_each_range(0, nblocks, 1, run_range);
   }
   return s.sticky_error.load();
 }

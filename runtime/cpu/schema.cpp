@@ -9,7 +9,7 @@
 #include <sstream>
 #include <string_view>
 
-#include <tbb/parallel_for.h>
+#include "common/parallel.h"
 
 namespace kaudit::cpu {
 namespace {
@@ -300,8 +300,8 @@ SchemaPlan build_schemata(const CpuCompiler& compiler, const std::string& source
     // gives up the edits it blames. The compiler caches builds by source, so on the next attempt
     // a schema whose text did not change is not rebuilt (moving edits out can regroup and
     // renumber the later schemata, which are then rebuilt).
-    tbb::parallel_for(std::size_t(0), schemata.size(),
-                      [&](std::size_t i) { schemata[i].build = compiler.build(schemata[i].source, file_name, entry); });
+    parallel::for_each_index(0, schemata.size(),
+                             [&](std::size_t i) { schemata[i].build = compiler.build(schemata[i].source, file_name, entry); });
     bool all_ok = true;
     for (const Schema& s : schemata) {
       if (s.build.ok) continue;

@@ -120,10 +120,13 @@ TEST(ImportKernelBench, FixtureFolderImportsVerifiesAndMutates) {
   EXPECT_EQ(ce->inputs[1].domain, kaudit::corpus::Domain::Index);
   EXPECT_EQ(ce->inputs[1].index_dim, "num_classes");
 
-  // Every verified import parses for the mutators and yields mutants.
-  for (const auto& k : loaded.corpus.kernels) {
-    const auto mutants = kaudit::mutators::generate_mutants({k.id(), k.cu_path.string(), k.source});
-    EXPECT_GT(mutants.size(), 5u) << k.id();
+  // Every verified import parses for the mutators and yields mutants (where kaudit has the Clang
+  // rule engine, KAUDIT_WITH_CLANG).
+  if (kaudit::mutators::clang_available()) {
+    for (const auto& k : loaded.corpus.kernels) {
+      const auto mutants = kaudit::mutators::generate_mutants({k.id(), k.cu_path.string(), k.source});
+      EXPECT_GT(mutants.size(), 5u) << k.id();
+    }
   }
 }
 
