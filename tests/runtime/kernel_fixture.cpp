@@ -5,6 +5,19 @@
 
 namespace kaudit::test {
 
+const char* const kTwiceKernel = R"(
+#include <torch/extension.h>
+__global__ void twice(const float* x, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = 2.0f * x[i];
+}
+torch::Tensor run(torch::Tensor x) {
+  auto y = torch::empty_like(x);
+  twice<<<(x.numel() + 127) / 128, 128>>>(x.data_ptr<float>(), y.data_ptr<float>(), x.numel());
+  return y;
+}
+)";
+
 cpu::CpuCompiler& test_compiler() {
   static cpu::CpuCompiler compiler(KAUDIT_TEST_CACHE);
   return compiler;

@@ -29,6 +29,10 @@ struct Arg {
   Arg(double v) : d(v), is_double(true) {}
 };
 
+// A correct kernel (entry "run": y = 2 * x), run after a failing or hostile one to show that its
+// verdict is unaffected.
+extern const char* const kTwiceKernel;
+
 cpu::CpuCompiler& test_compiler();
 // One runner per limits configuration, shared by the tests of a binary.
 runtime::IsolatedRunner& test_runner(const runtime::WorkerLimits& limits = {});

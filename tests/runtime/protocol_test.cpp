@@ -70,18 +70,7 @@ torch::Tensor run(torch::Tensor y) {
 }
 )";
 
-const char* kGood = R"(
-#include <torch/extension.h>
-__global__ void twice(const float* x, float* y, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) y[i] = 2.0f * x[i];
-}
-torch::Tensor run(torch::Tensor x) {
-  auto y = torch::empty_like(x);
-  twice<<<(x.numel() + 127) / 128, 128>>>(x.data_ptr<float>(), y.data_ptr<float>(), x.numel());
-  return y;
-}
-)";
+const char* const kGood = kaudit::test::kTwiceKernel;
 
 void expect_other_kernels_unaffected() {
   auto x = at::arange(300, at::kFloat);
