@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <boost/context/fiber.hpp>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -21,6 +20,7 @@
 #include "common/parallel.h"
 #include "kaudit_cpu/abi.h"
 #include "runtime/cpu/device_memory.h"
+#include "runtime/cpu/fiber.h"
 #include "runtime/cpu/fiber_stacks.h"
 #include "runtime/cpu/guarded_allocator.h"
 
@@ -162,13 +162,22 @@ void prepare_static_shared(const ModuleTls& m, bool oracle) {
 }
 
 // ---- fiber scheduler ----------------------------------------------------------------------------
-namespace ctx = boost::context;
-
 enum class ThreadState { Ready, AtBarrier, AtWarp, Exited };
 
+class BlockScheduler;
+
 struct FiberThread {
+  FiberThread(FiberStackPool& pool, BlockScheduler& scheduler) : pool(pool), scheduler(scheduler), stack(pool.take()) {}
+  ~FiberThread() {
+    fiber.reset();  // first: Boost.Context unwinds what the stack holds
+    pool.give(stack);
+  }
+  FiberStackPool& pool;
+  BlockScheduler& scheduler;
+  FiberStack stack;
+  FiberContext fiber;     // the suspended CUDA thread
+  bool finished = false;  // its fiber made its last switch (unwound by reset_fibers)
   ThreadCtx ctx{};
-  ctx::fiber fiber;  // the suspended CUDA thread
   ThreadState state = ThreadState::Exited;
   int lane = 0, warp = 0;
   // barrier
@@ -231,19 +240,15 @@ class BlockScheduler {
   // of the pass or the scheduler. Whoever is resumed stores `from`'s continuation in its slot.
   void switch_from(FiberThread& from) {
     FiberThread* next = aborting_ ? nullptr : next_in_pass();
-    switching_from_ = &from;
     if (next) {
       tls_ctx = &next->ctx;
-      store(std::move(next->fiber).resume());
+      switch_context(from.fiber, next->fiber);
     } else {
-      store(std::move(sched_).resume());
+      switch_context(from.fiber, sched_);
     }
   }
-  // On waking up: keeps the continuation of the fiber that switched here (nullptr: the scheduler).
-  void store(ctx::fiber&& c) {
-    if (switching_from_) switching_from_->fiber = std::move(c);
-    else sched_ = std::move(c);
-  }
+  // What each CUDA thread's fiber runs: the kernel once per block, until reset_fibers.
+  static void lane_main(void* thread);
   void ensure_threads(std::size_t n, unsigned stack_bytes);
   bool try_release_barrier(std::string& divergence);
   bool try_complete_warp(int warp, std::string& divergence);
@@ -258,8 +263,7 @@ class BlockScheduler {
   bool aborting_ = false;
   bool oracle_ = false;
   unsigned stack_bytes_ = 0;
-  ctx::fiber sched_;                     // the scheduler, while a lane runs
-  FiberThread* switching_from_ = nullptr;  // who made the last switch (nullptr: the scheduler)
+  FiberContext sched_;  // the scheduler, while a lane runs
   std::size_t pass_first_ = 0, pass_count_ = 0, pass_next_ = 0;
   bool pass_reversed_ = false;
   // Per warp, bit per lane: waiting at a warp collective, named in a waiting lane's mask, exited.
@@ -287,53 +291,52 @@ class BlockScheduler {
 thread_local BlockScheduler* tls_scheduler = nullptr;
 
 void BlockScheduler::reset_fibers() {
-  // Destroying a suspended fiber unwinds its stack; AbortBlock does the same for ones we resume.
+  // Each lane, resumed while aborting_, unwinds its kernel frames (AbortBlock) and makes its last
+  // switch back here; its fiber then holds nothing and can go.
   aborting_ = true;
   for (auto& t : threads_) {
-    if (t->fiber) {
+    if (!t->finished) {
       tls_ctx = &t->ctx;
-      switching_from_ = nullptr;
-      store(std::move(t->fiber).resume());  // the lane unwinds and returns here, finished
+      switch_context(sched_, t->fiber);
     }
   }
   threads_.clear();
   aborting_ = false;
 }
 
+void BlockScheduler::lane_main(void* thread) {
+  FiberThread& t = *static_cast<FiberThread*>(thread);
+  BlockScheduler& s = t.scheduler;
+  for (;;) {
+    if (s.aborting_) break;
+    try {
+      s.fn_(s.launch_);
+    } catch (const AbortBlock&) {
+      break;
+    } catch (const std::exception& e) {
+      record_fault(FaultKind::DeviceException, std::string("exception in device code: ") + e.what(),
+                   kCudaLaunchFailure);
+    }
+    t.state = ThreadState::Exited;
+    s.exited_[t.warp] |= 1u << t.lane;
+    s.switch_from(t);  // resumed again for the next block
+  }
+  // Unwound for good (reset_fibers): back to the scheduler, never to be resumed.
+  t.state = ThreadState::Exited;
+  t.finished = true;
+  switch_context(t.fiber, s.sched_);
+}
+
 void BlockScheduler::ensure_threads(std::size_t n, unsigned stack_bytes) {
   if (stack_bytes != stack_bytes_ || !stacks_) {
-    threads_.clear();
+    reset_fibers();
     stack_bytes_ = stack_bytes;
     stacks_ = std::make_unique<FiberStackPool>(stack_bytes);
   }
   while (threads_.size() < n) {
-    auto t = std::make_unique<FiberThread>();
-    FiberThread* tp = t.get();
-    tp->ctx.fiber_thread = tp;
-    tp->fiber = ctx::fiber(std::allocator_arg, PooledStack{stacks_.get()},
-                           [this, tp](ctx::fiber&& from) {
-                             store(std::move(from));
-                             for (;;) {
-                               if (aborting_) break;
-                               try {
-                                 fn_(launch_);
-                               } catch (const AbortBlock&) {
-                                 break;
-                               } catch (const std::exception& e) {
-                                 record_fault(FaultKind::DeviceException,
-                                              std::string("exception in device code: ") + e.what(),
-                                              kCudaLaunchFailure);
-                               }
-                               tp->state = ThreadState::Exited;
-                               exited_[tp->warp] |= 1u << tp->lane;
-                               switch_from(*tp);  // resumed again for the next block
-                             }
-                             // Unwound for good (reset_fibers): back to the scheduler, which
-                             // stores the finished (empty) continuation in this lane's slot.
-                             tp->state = ThreadState::Exited;
-                             switching_from_ = tp;
-                             return std::move(sched_);
-                           });
+    auto t = std::make_unique<FiberThread>(*stacks_, *this);
+    t->ctx.fiber_thread = t.get();
+    t->fiber.start(t->stack, &BlockScheduler::lane_main, t.get());
     threads_.push_back(std::move(t));
   }
 }
@@ -458,8 +461,7 @@ bool BlockScheduler::run_pass(std::size_t first, std::size_t count, bool reverse
   FiberThread* t = next_in_pass();
   if (!t) return false;
   tls_ctx = &t->ctx;
-  switching_from_ = nullptr;
-  store(std::move(t->fiber).resume());  // returns when the pass's last lane hands back
+  switch_context(sched_, t->fiber);  // returns when the pass's last lane hands back
   return true;
 }
 

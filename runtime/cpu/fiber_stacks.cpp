@@ -52,20 +52,20 @@ void FiberStackPool::grow() {
   for (std::size_t k = kStacksPerChunk; k-- > 0;) {
     char* slot = static_cast<char*>(base) + k * slot_bytes_;
     if (!install_guard(slot)) throw std::bad_alloc();
-    boost::context::stack_context stack;
+    FiberStack stack;
     stack.size = stack_bytes_;
-    stack.sp = slot + slot_bytes_;  // stacks grow down from the slot's top
+    stack.top = slot + slot_bytes_;  // stacks grow down from the slot's top
     free_.push_back(stack);
   }
 }
 
-boost::context::stack_context FiberStackPool::take() {
+FiberStack FiberStackPool::take() {
   if (free_.empty()) grow();
-  boost::context::stack_context stack = free_.back();
+  FiberStack stack = free_.back();
   free_.pop_back();
   return stack;
 }
 
-void FiberStackPool::give(const boost::context::stack_context& stack) { free_.push_back(stack); }
+void FiberStackPool::give(const FiberStack& stack) { free_.push_back(stack); }
 
 }  // namespace kaudit::rt

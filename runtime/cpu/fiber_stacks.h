@@ -1,5 +1,5 @@
 // Stacks for the emulator's fibers (one per CUDA thread of a block run on fibers), carved out of a
-// few large mappings. boost's protected_fixedsize_stack maps each stack on its own and protects a
+// few large mappings. Boost.Context's protected_fixedsize_stack maps each stack on its own and protects a
 // guard page below it: two VMAs and two system calls per stack, so a block of 1024 threads made
 // 2,048 of each, and the process's exit tore them down again. Since every run is a fresh process
 // (runtime/worker.h), every run paid that. Here a chunk of stacks is one mapping, and each stack
@@ -7,11 +7,12 @@
 // MADV_GUARD_INSTALL (Linux 6.13: a marker in the page table, no VMA split) or, where the kernel
 // lacks it, with mprotect (a split per stack, as before).
 #pragma once
-#include <boost/context/stack_context.hpp>
 
 #include <cstddef>
 #include <utility>
 #include <vector>
+
+#include "runtime/cpu/fiber.h"
 
 namespace kaudit::rt {
 
@@ -22,22 +23,16 @@ class FiberStackPool {
   FiberStackPool(const FiberStackPool&) = delete;
   FiberStackPool& operator=(const FiberStackPool&) = delete;
 
-  boost::context::stack_context take();
-  void give(const boost::context::stack_context& stack);
+  FiberStack take();
+  void give(const FiberStack& stack);
   std::size_t stack_bytes() const { return stack_bytes_; }
 
  private:
   void grow();
   std::size_t stack_bytes_, slot_bytes_;
   std::vector<std::pair<void*, std::size_t>> chunks_;
-  std::vector<boost::context::stack_context> free_;
+  std::vector<FiberStack> free_;
 };
 
-// The StackAllocator boost.context asks for, lending a pool's stacks.
-struct PooledStack {
-  FiberStackPool* pool;
-  boost::context::stack_context allocate() { return pool->take(); }
-  void deallocate(boost::context::stack_context& stack) noexcept { pool->give(stack); }
-};
 
 }  // namespace kaudit::rt

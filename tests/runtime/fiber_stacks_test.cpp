@@ -13,11 +13,11 @@ using kaudit::rt::FiberStackPool;
 TEST(FiberStacks, StacksAreDisjointWritableAndReused) {
   FiberStackPool pool(64 * 1024);
   std::set<char*> tops;
-  std::vector<boost::context::stack_context> taken;
+  std::vector<kaudit::rt::FiberStack> taken;
   for (int i = 0; i < 130; ++i) {  // more than two mappings' worth
     auto s = pool.take();
     EXPECT_EQ(s.size, 64u * 1024);
-    char* top = static_cast<char*>(s.sp);
+    char* top = static_cast<char*>(s.top);
     top[-1] = 1;                          // the top byte
     top[-static_cast<long>(s.size)] = 1;  // the lowest byte of the stack
     EXPECT_TRUE(tops.insert(top).second);
@@ -25,13 +25,13 @@ TEST(FiberStacks, StacksAreDisjointWritableAndReused) {
   }
   for (auto& s : taken) {
     for (auto& t : taken) {
-      if (s.sp != t.sp) {
-        EXPECT_GE(std::abs(static_cast<char*>(s.sp) - static_cast<char*>(t.sp)), 64 * 1024 + 4096);
+      if (s.top != t.top) {
+        EXPECT_GE(std::abs(static_cast<char*>(s.top) - static_cast<char*>(t.top)), 64 * 1024 + 4096);
       }
     }
   }
   pool.give(taken.back());
-  EXPECT_EQ(pool.take().sp, taken.back().sp);
+  EXPECT_EQ(pool.take().top, taken.back().top);
 }
 
 TEST(FiberStacks, WritingBelowAStackFaults) {
@@ -41,7 +41,7 @@ TEST(FiberStacks, WritingBelowAStackFaults) {
         FiberStackPool pool(64 * 1024);
         pool.take();
         auto s = pool.take();
-        volatile char* below = static_cast<char*>(s.sp) - s.size - 1;
+        volatile char* below = static_cast<char*>(s.top) - s.size - 1;
         *below = 1;
         std::exit(0);
       },
