@@ -80,6 +80,51 @@ std::string apply_landlock(int abi) {
   return {};
 }
 
+// A GPU worker's ruleset (confine_gpu_worker): every file-system right handled; reading and
+// executing granted under /, reading, writing and device ioctls under /dev (the NVIDIA device
+// nodes); TCP and, where the ABI has them, signals and abstract sockets as for a CPU run.
+constexpr std::uint64_t kFsExecute = 1ull << 0, kFsWriteFile = 1ull << 1, kFsReadFile = 1ull << 2,
+                        kFsReadDir = 1ull << 3, kFsIoctlDev = 1ull << 15;
+struct __attribute__((packed)) LandlockPathBeneathAttr {
+  std::uint64_t allowed_access;
+  std::int32_t parent_fd;
+};
+constexpr int kRulePathBeneath = 1;
+
+std::string add_path_rule(long ruleset, const char* path, std::uint64_t rights) {
+  const int fd = open(path, O_PATH | O_CLOEXEC);
+  if (fd < 0) return std::string("open ") + path + ": " + std::strerror(errno);
+  LandlockPathBeneathAttr rule{rights, fd};
+  const long rc = syscall(SYS_landlock_add_rule, ruleset, kRulePathBeneath, &rule, 0);
+  const int saved = errno;
+  close(fd);
+  if (rc != 0) return std::string("landlock_add_rule ") + path + ": " + std::strerror(saved);
+  return {};
+}
+
+std::string apply_gpu_landlock(int abi) {
+  LandlockRulesetAttr attr{};
+  attr.handled_access_fs = landlock_fs_rights(abi);
+  std::size_t size = sizeof(std::uint64_t);
+  if (abi >= 4) {
+    attr.handled_access_net = kNetBindTcp | kNetConnectTcp;
+    size = 2 * sizeof(std::uint64_t);
+  }
+  if (abi >= 6) {
+    attr.scoped = kScopeAbstractUnixSocket | kScopeSignal;
+    size = sizeof attr;
+  }
+  const long ruleset = syscall(SYS_landlock_create_ruleset, &attr, size, 0);
+  if (ruleset < 0) return std::string("landlock_create_ruleset: ") + std::strerror(errno);
+  std::string e = add_path_rule(ruleset, "/", kFsExecute | kFsReadFile | kFsReadDir);
+  if (e.empty())
+    e = add_path_rule(ruleset, "/dev", kFsReadFile | kFsWriteFile | kFsReadDir | (abi >= 5 ? kFsIoctlDev : 0));
+  if (e.empty() && syscall(SYS_landlock_restrict_self, ruleset, 0) != 0)
+    e = std::string("landlock_restrict_self: ") + std::strerror(errno);
+  close(static_cast<int>(ruleset));
+  return e;
+}
+
 // ---- seccomp ------------------------------------------------------------------------------------
 volatile std::uint64_t* g_violation_word = nullptr;
 
@@ -246,6 +291,16 @@ std::string confine_untrusted_run(const Policy& policy) {
   sigaction(SIGSYS, &sa, nullptr);
   if (layers.seccomp)
     if (std::string e = apply_seccomp(); !e.empty()) return e;
+  return {};
+}
+
+std::string confine_gpu_worker() {
+  rlimit zero{0, 0};
+  if (setrlimit(RLIMIT_CORE, &zero) != 0 || setrlimit(RLIMIT_FSIZE, &zero) != 0)
+    return std::string("setrlimit: ") + std::strerror(errno);
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return std::string("no_new_privs: ") + std::strerror(errno);
+  if (const int abi = available_layers().landlock_abi; abi > 0)
+    if (std::string e = apply_gpu_landlock(abi); !e.empty()) return e;
   return {};
 }
 

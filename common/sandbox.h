@@ -59,6 +59,16 @@ struct Policy {
 // "" on success, else what could not be applied; the caller must not run untrusted code then.
 std::string confine_untrusted_run(const Policy& policy);
 
+// Confines a CUDA worker (runtime/worker.h, WorkerLimits::cuda) for the rest of its life, once,
+// before it loads a kernel library. The GPU driver needs what a CPU run's layers refuse (device
+// nodes, their ioctls, its own threads and mappings), so a GPU worker gets less: no core files, no
+// file growth (RLIMIT_FSIZE 0), no_new_privs, Landlock granting reading and executing under / and
+// reading, writing and device ioctls under /dev only (no file is created, written, renamed or
+// removed anywhere: the cache is out of reach), no TCP, signals and abstract sockets scoped to the
+// worker; the network namespace of enter_private_network(). No seccomp filter and no uid change
+// (the worker reads the cache, which belongs to the user). docs/SECURITY.md says what that leaves.
+std::string confine_gpu_worker();
+
 // The name of a system call number of this machine's architecture ("socket"), or "syscall N".
 std::string syscall_name(long number);
 

@@ -8,6 +8,8 @@
 #include "oracle/recipes.h"
 #include "oracle/reference.h"
 #include "runtime/cpu/compile.h"
+#include "runtime/cuda/build.h"
+#include "runtime/cuda/device.h"
 
 namespace kaudit::oracle {
 namespace {
@@ -56,9 +58,17 @@ double error_ratio(const CompareResult& c) {
 }
 
 std::vector<cpu::CpuBuild> build_kernels(const std::vector<const corpus::Kernel*>& kernels,
-                                         const std::filesystem::path& cache_dir) {
-  cpu::CpuCompiler compiler(cache_dir);
+                                         const std::filesystem::path& cache_dir, bool cuda) {
   std::vector<cpu::CpuBuild> builds(kernels.size());
+  if (cuda) {
+    const cuda::CudaCompiler compiler(cache_dir, cuda::probe_gpu().arch());
+    parallel::for_each_index(0, kernels.size(), [&](std::size_t i) {
+      const cuda::CudaBuild b = compiler.build(kernels[i]->source, kernels[i]->cu_path.string(), kernels[i]->entry);
+      builds[i] = {b.ok, b.library, b.diagnostics, b.cache_hit, b.seconds};
+    });
+    return builds;
+  }
+  cpu::CpuCompiler compiler(cache_dir);
   parallel::for_each_index(0, kernels.size(), [&](std::size_t i) {
     builds[i] = compiler.build(kernels[i]->source, kernels[i]->cu_path.string(), kernels[i]->entry);
   });
@@ -75,7 +85,7 @@ GateReport run_gate(const corpus::Corpus& corpus, const GateOptions& options) {
   for (const auto* k : kernels) tasks_seen[k->task] = true;
   report.tasks = tasks_seen.size();
 
-  const std::vector<cpu::CpuBuild> builds = build_kernels(kernels, options.cache_dir);
+  const std::vector<cpu::CpuBuild> builds = build_kernels(kernels, options.cache_dir, options.limits.cuda);
 
   ReferenceStore references(options.cache_dir, default_export_script());
   runtime::IsolatedRunner runner(options.worker_exe, options.limits);
@@ -87,7 +97,8 @@ GateReport run_gate(const corpus::Corpus& corpus, const GateOptions& options) {
     v.task = kernel.task;
     v.build_seconds = builds[ki].seconds;
     if (!builds[ki].ok) {
-      v.failure = "does not build for the CPU backend:\n" + builds[ki].diagnostics;
+      v.failure = std::string("does not build for the ") + (options.limits.cuda ? "CUDA" : "CPU") + " backend:\n" +
+                  builds[ki].diagnostics;
     } else {
       v.passed = true;
       for (const Recipe& recipe : gate_recipes(task)) {

@@ -45,16 +45,17 @@ struct GateReport {
 struct GateOptions {
   std::filesystem::path cache_dir;
   std::filesystem::path worker_exe;  // binary with a `worker` subcommand (kaudit)
-  runtime::WorkerLimits limits;
+  runtime::WorkerLimits limits;      // limits.cuda: build with nvcc and run on the GPU (runtime/cuda/)
   std::vector<std::string> only;     // kernel ids to verify; empty: all
   std::function<void(const KernelVerdict&)> on_kernel;  // progress callback, after each kernel
 };
 
 GateReport run_gate(const corpus::Corpus& corpus, const GateOptions& options);
 
-// Builds kernels for the CPU backend, two compilers at a time (cached builds cost nothing).
+// Builds kernels for the CPU backend, or with nvcc for the GPU when `cuda` (both fill a CpuBuild:
+// ok, library, diagnostics), in parallel (cached builds cost nothing).
 std::vector<cpu::CpuBuild> build_kernels(const std::vector<const corpus::Kernel*>& kernels,
-                                         const std::filesystem::path& cache_dir);
+                                         const std::filesystem::path& cache_dir, bool cuda = false);
 
 // Ratio |out - ref| / allowed of the worst element: < 1 passes. For display.
 double error_ratio(const CompareResult& c);

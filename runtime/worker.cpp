@@ -32,6 +32,7 @@
 #include "kaudit_cpu/abi.h"
 #include "runtime/cpu/device_memory.h"
 #include "runtime/cpu/guarded_allocator.h"
+#include "runtime/cuda/gpu_run.h"
 #include "runtime/kernel_library.h"
 
 namespace kaudit::runtime {
@@ -262,7 +263,10 @@ json serve_one(const json& req, std::vector<at::Tensor>& tensors, std::vector<at
 }
 
 // The CPU seconds a run may use (0: no CPU-time limit, only the parent's wall clock).
-double cpu_limit_seconds(const WorkerLimits& limits) { return limits.cpu_time ? limits.timeout_seconds : 0; }
+// A GPU run's time is the device's, not the CPU's: CUDA workers keep the wall clock.
+double cpu_limit_seconds(const WorkerLimits& limits) {
+  return limits.cpu_time && !limits.cuda ? limits.timeout_seconds : 0;
+}
 
 // A run's CPU-time budget, enforced in the process that runs it (the zygote's child): a timer on
 // the process CPU clock, armed per request. On expiry the child exits with kCpuTimeoutExitCode
@@ -403,6 +407,49 @@ void kill_adopted_children() {
   while (waitpid(-1, nullptr, WNOHANG) > 0) {
   }
 }
+
+// A CUDA worker's loop (WorkerLimits::cuda): each request runs here, on this process's context.
+int serve_gpu(int in_fd, int out_fd, const std::string& nonce, const WorkerLimits& limits) {
+  if (!sandbox::disabled_by_user()) {
+    sandbox::enter_private_network();
+    if (const std::string e = sandbox::confine_gpu_worker(); !e.empty()) {
+      std::fprintf(stderr, "kaudit worker: cannot confine the GPU worker: %s\n", e.c_str());
+      return sandbox::kConfineFailedExitCode;
+    }
+  }
+  if (!send_message(out_fd, {{"ready", true}, {"nonce", nonce}}, {})) return 4;
+  LibraryCopies libraries;
+  cuda::GpuRunner gpu(limits.gpu_memory_fraction);
+  Reader requests{in_fd};
+  for (;;) {
+    json req;
+    std::vector<at::Tensor> tensors, outputs;
+    const ReadResult r = requests.read_message(req, tensors);
+    if (r == ReadResult::Eof) return 0;
+    if (r != ReadResult::Ok) return 3;
+    const std::string library_path = req.value("library", std::string());
+    json reply;
+    bool context_lost = false;
+    if (req.contains("kind")) {
+      reply = {{"status", "exception"},
+               {"message", "request '" + req.value("kind", std::string()) + "' is not served by the CUDA backend"}};
+    } else if (const LibraryCopies::Copy& copy = libraries.get(library_path); copy.fd < 0) {
+      reply = {{"status", "crash"}, {"message", copy.error}};
+    } else {
+      try {
+        reply = gpu.run("/proc/self/fd/" + std::to_string(copy.fd), library_path, req, tensors, outputs, context_lost);
+      } catch (const std::exception& e) {
+        reply = {{"status", "exception"}, {"message", e.what()}};
+        outputs.clear();
+      }
+    }
+    reply["seq"] = req.value("seq", std::uint64_t{0});
+    reply["nonce"] = nonce;
+    if (context_lost) reply["worker_ends"] = true;  // the runner starts the next run on a fresh worker
+    if (!send_message(out_fd, reply, outputs)) return 4;
+    if (context_lost) return 0;
+  }
+}
 }  // namespace
 
 int worker_main(const WorkerLimits& limits, const std::map<std::string, RequestHandler>& handlers) {
@@ -440,6 +487,7 @@ int worker_main(const WorkerLimits& limits, const std::map<std::string, RequestH
   // process instead of init when their parent dies, so they stay in the worker's tree, where
   // the runner finds them after each reply and kills them all when it retires the worker.
   prctl(PR_SET_CHILD_SUBREAPER, 1);
+  if (limits.cuda) return serve_gpu(in_fd, out_fd, nonce, limits);
   // No PR_SET_PDEATHSIG here: it fires when the runner's *thread* that started the worker ends,
   // and the audit starts workers on threads that end after each batch. When the runner's process
   // dies, the request pipe reaches end of input and the worker ends (killing what it adopted).
@@ -585,7 +633,7 @@ IsolatedRunner::~IsolatedRunner() { stop(); }
 
 double IsolatedRunner::wall_limit_seconds(int runs) const {
   const double limit = limits_.timeout_seconds * std::max(1, runs);
-  return limits_.cpu_time ? kWallBackstopFactor * limit + kWallBackstopSeconds : limit;
+  return cpu_limit_seconds(limits_) > 0 ? kWallBackstopFactor * limit + kWallBackstopSeconds : limit;
 }
 
 bool IsolatedRunner::start(std::string& error) {
@@ -601,8 +649,11 @@ bool IsolatedRunner::start(std::string& error) {
   std::vector<const char*> argv = {exe.c_str(), "worker", "--threads", threads.c_str(), "--cpu-limit", cpu_limit,
                                    "--thread-budget", thread_budget.c_str()};
   if (limits_.memcheck) argv.push_back("--memcheck");
+  char gpu_fraction[32];
+  std::snprintf(gpu_fraction, sizeof gpu_fraction, "%.17g", limits_.gpu_memory_fraction);
+  if (limits_.cuda) argv.insert(argv.end(), {"--cuda", "--gpu-memory-fraction", gpu_fraction});
   argv.push_back(nullptr);
-  const rlim_t mem = limits_.memory_bytes;
+  const rlim_t mem = limits_.cuda ? 0 : limits_.memory_bytes;
   // LD_BIND_NOW: every symbol is resolved once when the worker starts, not lazily in each child
   // forked for a run (lazy resolution would repeat in every child, across libtorch's libraries).
   std::vector<std::string> env_strings;
@@ -815,8 +866,10 @@ bool IsolatedRunner::exchange_once(const json& req, const std::vector<at::Tensor
         const std::string tail = trimmed_tail(stderr_tail_);
         if (!tail.empty()) ex.message += ex.message.empty() ? tail : ": " + tail;
       }
+      const bool worker_ends = resp.value("worker_ends", false);
       ex.reply = std::move(resp);
       ex.tensors = std::move(outputs);
+      if (worker_ends) stop();  // a CUDA worker whose context a run broke: the next run gets a fresh one
       return true;
     }
     if (r == ReadResult::Bad) {  // not a message the worker's protocol code writes

@@ -72,6 +72,15 @@ struct WorkerLimits {
   // CUDA threads a run's launches may start in all, weighted (rt::RunOptions::thread_budget); 0 = no limit.
   // Over it the run is a timeout, decided at launch: the same verdict on every machine.
   std::uint64_t thread_budget = 0;
+  // The CUDA backend (runtime/cuda/gpu_run.h): the worker owns a CUDA context and runs each
+  // request in its own process, not in a forked one (a forked child cannot use its parent's
+  // CUDA context, and a fresh context costs a good part of a second), confined once at start by
+  // sandbox::confine_gpu_worker(). A run that loses the context ends its worker after the reply;
+  // the runner starts the next run in a fresh one. No address-space limit (the driver reserves
+  // far more virtual memory than it uses); PyTorch's allocator is held to gpu_memory_fraction of
+  // the device. Timeouts are wall-clock.
+  bool cuda = false;
+  double gpu_memory_fraction = 0.5;
 };
 
 // A request of another kind than a plain run (the worker's request handlers below), and what

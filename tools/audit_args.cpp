@@ -20,6 +20,7 @@ const char* const kAuditFlagsHelp =
     "  --thread-budget N  CUDA threads a run may start, those of kernels run on fibers (barriers, warp\n"
     "                   collectives) counting 128; over it is a timeout (default 2^27 = 134217728; 0: none)\n"
     "  --cache DIR      cache (default $KAUDIT_CACHE or ~/.cache/kaudit)\n"
+    "  --backend B      cpu (default) or cuda (not yet for this command: it says so and exits 2)\n"
     "  --include-unverified  also take kernels the verification gate rejected at `kaudit import`\n";
 
 bool parse_audit_flag(const std::vector<std::string>& args, std::size_t& i, AuditArgs& a) {
@@ -49,11 +50,16 @@ bool parse_audit_flag(const std::vector<std::string>& args, std::size_t& i, Audi
     a.options.thread_budget = std::stoull(v);
   } else if (flag == "--jobs") a.options.jobs = static_cast<unsigned>(parse_count_flag(flag, value(), 1, 1024));
   else if (flag == "--cache") a.options.cache_dir = value();
+  else if (flag == "--backend") a.cuda = parse_backend_flag(value());
   else return false;
   return true;
 }
 
 std::optional<corpus::LoadResult> load_for_audit(const char* command, AuditArgs& a) {
+  if (a.cuda) {
+    std::fprintf(stderr, "kaudit %s: %s\n", command, cuda_backend_problem(false).c_str());
+    return std::nullopt;
+  }
   if (!std::filesystem::is_directory(a.root)) {
     std::fprintf(stderr, "kaudit %s: %s: no such corpus directory (expected tasks/ and kernels/ inside)\n", command,
                  a.root.c_str());

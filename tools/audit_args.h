@@ -14,6 +14,7 @@ namespace kaudit::cli {
 struct AuditArgs {
   std::filesystem::path root;  // corpus folder (default: the built-in one)
   bool include_unverified = false;  // also audit kernels the gate rejected at import
+  bool cuda = false;                // --backend cuda (not run by these commands yet: they say so)
   audit::AuditOptions options;
   AuditArgs();
 };

@@ -1,11 +1,14 @@
-#include <cstdio>
 #include "tools/cli_common.h"
+
+#include <cstdio>
 
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <stdexcept>
+
+#include "runtime/cuda/device.h"
 
 namespace kaudit::cli {
 namespace {
@@ -68,4 +71,19 @@ void note_unverified(const char* command, const corpus::LoadResult& loaded) {
   for (const auto& k : loaded.unverified)
     std::fprintf(stderr, "  %s: %s\n", k.id().c_str(), k.unverified.c_str());
 }
+bool parse_backend_flag(const std::string& text) {
+  if (text == "cpu") return false;
+  if (text == "cuda") return true;
+  throw std::invalid_argument("--backend takes cpu or cuda, not '" + text + "'");
+}
+
+std::string cuda_backend_problem(bool command_runs_on_gpu) {
+  const cuda::GpuInfo& gpu = cuda::probe_gpu();
+  if (!gpu.problem.empty()) return "--backend cuda: " + gpu.problem;
+  if (!command_runs_on_gpu)
+    return "--backend cuda: this command does not run on the GPU yet (only `kaudit verify` does; issue 20), "
+           "found " + gpu.describe();
+  return {};
+}
+
 }  // namespace kaudit::cli

@@ -23,6 +23,12 @@ unsigned long long parse_count_flag(const std::string& flag, const std::string& 
                                     unsigned long long max);
 // A finite real number (decimal or exponent form) in [min, max].
 double parse_real_flag(const std::string& flag, const std::string& text, double min, double max);
+// --backend's value: false for "cpu", true for "cuda"; std::invalid_argument otherwise.
+bool parse_backend_flag(const std::string& text);
+// Why `kaudit <command> --backend cuda` cannot run on this machine, in one line (no GPU found
+// comes first), or empty when it can. `command_runs_on_gpu`: whether the command has a CUDA path
+// yet (issue 20: `verify` has; the others say so).
+std::string cuda_backend_problem(bool command_runs_on_gpu);
 // Tells on stderr which kernels load_corpus left out because the gate rejected them at import.
 void note_unverified(const char* command, const corpus::LoadResult& loaded);
 }  // namespace kaudit::cli

@@ -8,6 +8,7 @@
 #include "corpus/corpus.h"
 #include "oracle/gate.h"
 #include "oracle/recipes.h"
+#include "runtime/cuda/device.h"
 #include "runtime/worker.h"
 #include "tools/cli.h"
 #include "tools/cli_common.h"
@@ -16,11 +17,12 @@ namespace kaudit::cli {
 namespace {
 
 const char* kHelp =
-    "usage: kaudit verify [PATH] [--json] [--kernel TASK/NAME]... [--timeout SECONDS] [--cache DIR]\n\n"
+    "usage: kaudit verify [PATH] [--json] [--kernel TASK/NAME]... [--timeout SECONDS] [--cache DIR]\n"
+    "                     [--backend cpu|cuda]\n\n"
     "Runs the verification gate: every kernel of the corpus at PATH (default: the built-in corpus)\n"
     "against the task's float64 reference on the gate recipes (uniform [0,1), normal, negative,\n"
-    "large and tiny magnitudes, and the task's odd shapes), on the CPU backend, each run isolated\n"
-    "in a worker process. A kernel passes when every output element satisfies\n"
+    "large and tiny magnitudes, and the task's odd shapes), on the CPU backend (or, with --backend\n"
+    "cuda, built with nvcc and run on the GPU), each run isolated in a worker process. A kernel passes when every output element satisfies\n"
     "  |out - ref| <= rtol*|ref| + atol*max|ref|\n"
     "with rtol/atol 1e-4/1e-5 for float32 outputs, 2e-3/1e-3 for float16, exact for integers\n"
     "(a task's task.json may override them, with a reason in its notes).\n\n"
@@ -30,7 +32,9 @@ const char* kHelp =
     "  --json          print {\"tasks\", \"kernels\", \"passed\", \"failed\": [...], \"results\": [...]}\n"
     "  --kernel ID     verify only this kernel (repeatable)\n"
     "  --timeout S     wall-clock limit per kernel run (default 60)\n"
-    "  --cache DIR     cache for references and kernel builds (default $KAUDIT_CACHE or ~/.cache/kaudit)\n";
+    "  --cache DIR     cache for references and kernel builds (default $KAUDIT_CACHE or ~/.cache/kaudit)\n"
+    "  --backend B     cpu (default: the emulator) or cuda (nvcc builds for this machine's GPU, run on\n"
+    "                  device 0; exits 2 with one line where there is no GPU)\n";
 
 std::string ratio_cell(const oracle::GateCase& c) {
   if (c.status != runtime::Status::Ok) return runtime::to_string(c.status);
@@ -72,6 +76,7 @@ int verify_command(const std::vector<std::string>& args) {
       else if (a == "--kernel") opts.only.push_back(value("--kernel"));
       else if (a == "--timeout") opts.limits.timeout_seconds = parse_real_flag(a, value("--timeout"), 0.01, 3600);
       else if (a == "--cache") cache = value("--cache");
+      else if (a == "--backend") opts.limits.cuda = parse_backend_flag(value("--backend"));
       else if (!a.empty() && a[0] == '-') throw std::invalid_argument("unknown option " + a);
       else root = a;
     } catch (const std::exception& e) {
@@ -79,6 +84,14 @@ int verify_command(const std::vector<std::string>& args) {
       return 2;
     }
   }
+  if (opts.limits.cuda) {
+    if (const std::string problem = cuda_backend_problem(true); !problem.empty()) {
+      std::fprintf(stderr, "kaudit verify: %s\n", problem.c_str());
+      return 2;
+    }
+  }
+  const std::string backend =
+      opts.limits.cuda ? "CUDA backend, " + cuda::probe_gpu().describe() : std::string("CPU backend");
   if (!std::filesystem::is_directory(root)) {
     std::fprintf(stderr, "kaudit verify: %s: no such corpus directory (expected tasks/ and kernels/ inside)\n",
                  root.c_str());
@@ -95,9 +108,9 @@ int verify_command(const std::vector<std::string>& args) {
   opts.cache_dir = cache;
   opts.worker_exe = runtime::self_executable();
   if (!json_out) {
-    std::printf("kaudit verify: %zu tasks, %zu kernels from %s (CPU backend, shapes: task presets 'small' "
+    std::printf("kaudit verify: %zu tasks, %zu kernels from %s (%s, shapes: task presets 'small' "
                 "and odd shapes)\n",
-                loaded.corpus.tasks.size(), loaded.corpus.kernels.size(), root.c_str());
+                loaded.corpus.tasks.size(), loaded.corpus.kernels.size(), root.c_str(), backend.c_str());
     std::printf("cell: worst |out-ref| as a fraction of the allowed error (<1 passes)\n\n");
     std::fflush(stdout);
     // Columns: the gate recipes in their fixed order (the task with most odd shapes sets the width).
@@ -119,7 +132,7 @@ int verify_command(const std::vector<std::string>& args) {
   const oracle::GateReport report = oracle::run_gate(loaded.corpus, opts);
   const auto failed = report.failed();
   if (json_out) {
-    nlohmann::json j = {{"backend", "cpu"}, {"tasks", report.tasks}, {"kernels", report.kernels.size()},
+    nlohmann::json j = {{"backend", opts.limits.cuda ? "cuda" : "cpu"}, {"tasks", report.tasks}, {"kernels", report.kernels.size()},
                         {"passed", report.passed()}, {"corpus_errors", loaded.diagnostics.size()}};
     nlohmann::json f = nlohmann::json::array(), results = nlohmann::json::array();
     for (const auto* v : failed) f.push_back({{"kernel", v->kernel}, {"reason", v->failure}});

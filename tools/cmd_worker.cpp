@@ -17,6 +17,10 @@ int worker_command(const std::vector<std::string>& args) {
     } else if (args[i] == "--cpu-limit" && has_value) {
       limits.timeout_seconds = std::atof(args[++i].c_str());
       limits.cpu_time = limits.timeout_seconds > 0;
+    } else if (args[i] == "--cuda") {
+      limits.cuda = true;
+    } else if (args[i] == "--gpu-memory-fraction" && has_value) {
+      limits.gpu_memory_fraction = std::atof(args[++i].c_str());
     } else if (args[i] == "--thread-budget" && has_value) {
       limits.thread_budget = std::strtoull(args[++i].c_str(), nullptr, 10);
     }

@@ -7,7 +7,7 @@ usage: calibrate.py run BUNDLE OUT [--reps N] [--jobs J] [--timeout S] [--limit 
 
 Runs where a GPU is: PyTorch with CUDA and nvcc, nothing of kaudit's C++ build. `run` builds each
 kernel source of a bundle written by `kaudit gpu-bundle` with nvcc (the entry registered as a torch
-operator: include/kaudit_gpu_entry.h), then evaluates every mutant, and each kernel's original,
+operator: runtime/cuda/include/kaudit_gpu_entry.h), then evaluates every mutant, and each kernel's original,
 under a replica of KernelBench's correctness loop (run_and_check_correctness, as FACTS.md section
 2b reads it: per trial the inputs are moved to the GPU, the Model runs first, then ModelNew on the
 same uncloned tensors, shapes are compared, then torch.allclose; an exception ends the loop, a
@@ -40,7 +40,7 @@ import time
 import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-INCLUDE = os.path.join(HERE, "include")
+INCLUDE = os.path.join(HERE, "..", "..", "runtime", "cuda", "include")  # shared with kaudit --backend cuda
 
 try:  # `agree` needs neither (it reads stored results): it runs where PyTorch is not installed
     import numpy as np  # noqa: E402

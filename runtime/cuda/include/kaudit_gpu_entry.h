@@ -1,12 +1,21 @@
-// Appended to every kernel source kaudit builds for a GPU (tools/gpu/kaudit_gpu.py): registers the
-// binding's entry function as the operator <LIB>::entry, callable from Python as
-// torch.ops.<LIB>.entry(tensors, values, kinds), and the schema switch as <LIB>::set_mutant.
+// Appended to every kernel source kaudit builds for a GPU, by the CUDA backend (runtime/cuda/build.h)
+// and by the calibration bundle (tools/gpu/calibrate.py). Registers the binding's entry function as
+// the operator <LIB>::entry, callable from Python as torch.ops.<LIB>.entry(tensors, values, kinds),
+// and the schema switch as <LIB>::set_mutant; and exports the same as C functions for kaudit's
+// worker (runtime/cuda/worker.cpp), which loads the library with dlopen and shares its libtorch:
+//   int kaudit_gpu_invoke(tensors*, values*, kinds*, outputs*, err, errlen)  0, or 1 (err says why)
+//   int kaudit_gpu_select(mutant, err, errlen)     sets the schema switch on host and device
+//   int kaudit_gpu_finish(err, errlen)             waits for the device; the first CUDA error's code
+//   void kaudit_gpu_limit_memory(fraction)         bounds PyTorch's caching allocator on device 0
 // kinds[i] says what argument i is: 0 a tensor (tensors[i]), 1 an integer, 2 a real, 3 a bool
 // (values[i]); the entry's own parameter types take the values as the CPU backend's shim does
 // (runtime/cpu/include/kaudit_cpu/prelude.h, invoke_entry).
 #pragma once
+#include <c10/cuda/CUDACachingAllocator.h>
 #include <cuda_runtime.h>
 #include <torch/library.h>
+
+#include <cstdio>
 
 #include <tuple>
 #include <type_traits>
@@ -58,6 +67,31 @@ std::vector<at::Tensor> invoke(R (*f)(P...), const std::vector<c10::optional<at:
   return out;
 }
 
+// Runs f; an exception becomes 1 and its message (without libtorch's C++ backtrace).
+template <class F>
+int guarded(char* err, size_t errlen, F&& f) {
+  try {
+    f();
+    return 0;
+  } catch (const c10::Error& e) {
+    std::snprintf(err, errlen, "%s", e.what_without_backtrace());
+  } catch (const std::exception& e) {
+    std::snprintf(err, errlen, "%s", e.what());
+  } catch (...) {
+    std::snprintf(err, errlen, "a non-standard exception");
+  }
+  return 1;
+}
+
+// Waits for everything launched so far; returns the first CUDA error's code (0: none), named in
+// err. An error raised by a kernel (an illegal address, a trap) is sticky: the context is unusable.
+inline int finish(char* err, size_t errlen) {
+  cudaError_t e = cudaDeviceSynchronize();
+  if (e == cudaSuccess) e = cudaGetLastError();
+  if (e != cudaSuccess) std::snprintf(err, errlen, "%s: %s", cudaGetErrorName(e), cudaGetErrorString(e));
+  return static_cast<int>(e);
+}
+
 }  // namespace kaudit_gpu
 
 #define KAUDIT_GPU_ENTRY(FN, LIB)                                                                      \
@@ -73,6 +107,20 @@ std::vector<at::Tensor> invoke(R (*f)(P...), const std::vector<c10::optional<at:
   TORCH_LIBRARY(LIB, m) {                                                                              \
     m.def("entry", &kaudit_gpu_entry);                                                                 \
     m.def("set_mutant", &kaudit_gpu_set_mutant);                                                       \
+  }                                                                                                    \
+  extern "C" __attribute__((visibility("default"))) int kaudit_gpu_invoke(                             \
+      const std::vector<c10::optional<at::Tensor>>* tensors, const std::vector<double>* values,       \
+      const std::vector<int64_t>* kinds, std::vector<at::Tensor>* outputs, char* err, size_t errlen) { \
+    return kaudit_gpu::guarded(err, errlen, [&] { *outputs = kaudit_gpu_entry(*tensors, *values, *kinds); }); \
+  }                                                                                                    \
+  extern "C" __attribute__((visibility("default"))) int kaudit_gpu_select(int m, char* err, size_t errlen) { \
+    return kaudit_gpu::guarded(err, errlen, [&] { kaudit_gpu_set_mutant(m); });                        \
+  }                                                                                                    \
+  extern "C" __attribute__((visibility("default"))) int kaudit_gpu_finish(char* err, size_t errlen) {  \
+    return kaudit_gpu::finish(err, errlen);                                                            \
+  }                                                                                                    \
+  extern "C" __attribute__((visibility("default"))) void kaudit_gpu_limit_memory(double fraction) {    \
+    c10::cuda::CUDACachingAllocator::setMemoryFraction(fraction, 0);                                   \
   }
 
 template <class R, class... P>

@@ -1,0 +1,144 @@
+#include "runtime/cuda/build.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+#include "common/cache.h"
+#include "common/files.h"
+#include "common/process.h"
+#include "common/sha256.h"
+
+#if !defined(KAUDIT_GPU_INCLUDE_DIR) || !defined(KAUDIT_TORCH_INCLUDE_DIRS) || !defined(KAUDIT_TORCH_LIB_DIR) || \
+    !defined(KAUDIT_TORCH_CXX11_ABI)
+#error "the build must define KAUDIT_GPU_INCLUDE_DIR, KAUDIT_TORCH_INCLUDE_DIRS, KAUDIT_TORCH_LIB_DIR, KAUDIT_TORCH_CXX11_ABI"
+#endif
+
+namespace kaudit::cuda {
+namespace fs = std::filesystem;
+
+namespace {
+std::vector<std::string> split_list(std::string_view list) {  // a CMake list: a;b;c
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : list) {
+    if (c == ';') {
+      if (!cur.empty()) out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  if (!cur.empty()) out.push_back(cur);
+  return out;
+}
+
+std::vector<std::string> nvcc_flags(const std::string& arch) {
+  std::vector<std::string> f = {"-std=c++17", "-O0", "-arch=" + arch, "--shared", "-Xcompiler", "-fPIC",
+                                "--expt-relaxed-constexpr", "-D__CUDA_NO_HALF_OPERATORS__",
+                                "-D__CUDA_NO_HALF_CONVERSIONS__", "-D__CUDA_NO_BFLOAT16_CONVERSIONS__",
+                                "-D__CUDA_NO_HALF2_OPERATORS__",
+                                std::string("-D_GLIBCXX_USE_CXX11_ABI=") + KAUDIT_TORCH_CXX11_ABI,
+                                "-I", KAUDIT_GPU_INCLUDE_DIR};
+  for (const auto& dir : split_list(KAUDIT_TORCH_INCLUDE_DIRS)) f.insert(f.end(), {"-I", dir});
+  return f;
+}
+
+std::vector<std::string> link_flags() {
+  const std::string lib = KAUDIT_TORCH_LIB_DIR;
+  return {"-L" + lib, "-Xlinker", "-rpath," + lib, "-lc10", "-lc10_cuda", "-ltorch_cpu", "-ltorch_cuda", "-ltorch"};
+}
+}  // namespace
+
+std::string find_nvcc() {
+  if (const char* env = std::getenv("KAUDIT_NVCC"); env && *env) return env;
+  if (const char* home = std::getenv("CUDA_HOME"); home && *home && fs::exists(fs::path(home) / "bin" / "nvcc"))
+    return (fs::path(home) / "bin" / "nvcc").string();
+  if (fs::exists("/usr/local/cuda/bin/nvcc")) return "/usr/local/cuda/bin/nvcc";
+  return "nvcc";
+}
+
+std::string gpu_source(std::string_view kernel_text, std::string_view file, std::string_view entry,
+                       std::string_view lib, std::string_view what) {
+  std::ostringstream os;
+  os << "// kaudit GPU build: " << what << "\n"
+     << "#include <cuda_runtime.h>\n"
+     << "__device__ int kaudit_active_mutant_d = 0;\n"
+     << "static int kaudit_active_mutant_h = 0;\n"
+     << "#ifdef __CUDA_ARCH__\n#define kaudit_active_mutant kaudit_active_mutant_d\n#else\n"
+     << "#define kaudit_active_mutant kaudit_active_mutant_h\n#endif\n"
+     << "#line 1 \"" << file << "\"\n"
+     << kernel_text << "\n#line 1 \"<kaudit gpu entry>\"\n#include \"kaudit_gpu_entry.h\"\n"
+     << "KAUDIT_GPU_ENTRY(" << entry << ", " << lib << ")\n";
+  return os.str();
+}
+
+CudaCompiler::CudaCompiler(fs::path cache_dir, std::string arch)
+    : cache_dir_(std::move(cache_dir)), arch_(std::move(arch)), nvcc_(find_nvcc()) {
+  const ProcessResult v = run_process({nvcc_, "--version"}, 60);
+  identity_ = v.out + "\n";
+  for (const auto& f : nvcc_flags(arch_)) identity_ += f + " ";
+  for (const auto& f : link_flags()) identity_ += f + " ";
+  identity_ += "\n";
+  for (const char* header : {"kaudit_gpu_entry.h", "torch/extension.h"})
+    identity_ += sha256_hex(read_file(fs::path(KAUDIT_GPU_INCLUDE_DIR) / header).value_or(std::string())) + "\n";
+  cache::prepare_dir(cache_dir_, "cuda-kernels");  // private, or a CacheDirError now
+}
+
+CudaBuild CudaCompiler::build(std::string_view source, std::string_view file_name, std::string_view entry) const {
+  const auto t0 = std::chrono::steady_clock::now();
+  CudaBuild b;
+  const std::string key = sha256_hex(identity_ + "\n" + std::string(entry) + "\n" + std::string(source));
+  // The operator namespace must differ between libraries loaded into one worker.
+  const std::string lib = "kaudit_" + key.substr(0, 16);
+  const std::string text = gpu_source(source, file_name, entry, lib, "kaudit --backend cuda");
+  const fs::path dir = cache_dir_ / "cuda-kernels";
+  b.library = dir / (key + ".so");
+  if (cache::verify(b.library)) {
+    b.ok = b.cache_hit = true;
+    return b;
+  }
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  // Per process and thread: two builders of the same key do not share a temporary file.
+  const std::string tag = "." + std::to_string(getpid()) + "." +
+                          std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id()) % 1000000) + ".tmp";
+  const fs::path src = dir / (key + tag + ".cu"), tmp = dir / (key + tag + ".so");
+  {
+    std::ofstream out(src, std::ios::binary);
+    out << text;
+    if (!out) {
+      b.diagnostics = "cannot write " + src.string();
+      return b;
+    }
+  }
+  std::vector<std::string> argv = {nvcc_};
+  const auto flags = nvcc_flags(arch_);
+  argv.insert(argv.end(), flags.begin(), flags.end());
+  argv.insert(argv.end(), {src.string(), "-o", tmp.string()});
+  const auto link = link_flags();
+  argv.insert(argv.end(), link.begin(), link.end());
+  const ProcessResult r = run_process(argv, 900);
+  fs::remove(src, ec);
+  if (!r.ok()) {
+    fs::remove(tmp, ec);
+    b.diagnostics = r.timed_out ? "nvcc timed out after 900 s" : (r.err.empty() ? r.out : r.err);
+    if (!r.started) b.diagnostics = "cannot run nvcc '" + nvcc_ + "': " + r.spawn_error + " (set KAUDIT_NVCC or CUDA_HOME)";
+    return b;
+  }
+  std::string error;
+  if (!cache::seal(tmp, b.library, &error)) {
+    b.diagnostics = "cannot move the built library into the cache: " + error;
+    return b;
+  }
+  b.ok = true;
+  b.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return b;
+}
+
+}  // namespace kaudit::cuda

@@ -1,0 +1,104 @@
+#include "runtime/cuda/gpu_run.h"
+
+#include <ATen/ATen.h>
+#include <c10/util/Optional.h>
+#include <dlfcn.h>
+
+#include <stdexcept>
+
+namespace kaudit::cuda {
+
+namespace {
+// cudaError_t values (driver_types.h) of a launch the GPU refused without running it.
+constexpr int kInvalidConfiguration = 9, kInvalidDeviceFunction = 98, kNoKernelImageForDevice = 209,
+              kLaunchOutOfResources = 701;
+}  // namespace
+
+bool is_launch_refusal(int e) {
+  return e == kInvalidConfiguration || e == kInvalidDeviceFunction || e == kNoKernelImageForDevice ||
+         e == kLaunchOutOfResources;
+}
+
+bool message_is_launch_refusal(const std::string& m) {
+  for (const char* s : {"invalid configuration argument", "too many resources requested for launch",
+                        "invalid device function", "no kernel image is available"})
+    if (m.find(s) != std::string::npos) return true;
+  return false;
+}
+
+const GpuRunner::Library& GpuRunner::load(const std::string& load_path, const std::string& key) {
+  if (auto it = libraries_.find(key); it != libraries_.end()) return it->second;
+  // RTLD_LOCAL: each library's symbols stay its own. Never closed: CUDA keeps its modules.
+  void* h = dlopen(load_path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!h) throw std::runtime_error(std::string("cannot load the kernel library: ") + dlerror());
+  Library lib;
+  lib.invoke = reinterpret_cast<decltype(lib.invoke)>(dlsym(h, "kaudit_gpu_invoke"));
+  lib.select = reinterpret_cast<decltype(lib.select)>(dlsym(h, "kaudit_gpu_select"));
+  lib.finish = reinterpret_cast<decltype(lib.finish)>(dlsym(h, "kaudit_gpu_finish"));
+  lib.limit_memory = reinterpret_cast<decltype(lib.limit_memory)>(dlsym(h, "kaudit_gpu_limit_memory"));
+  if (!lib.invoke || !lib.select || !lib.finish || !lib.limit_memory)
+    throw std::runtime_error("the kernel library " + key + " lacks kaudit_gpu_entry.h's functions");
+  return libraries_.emplace(key, lib).first->second;
+}
+
+nlohmann::json GpuRunner::run(const std::string& load_path, const std::string& key, const nlohmann::json& req,
+                              const std::vector<at::Tensor>& tensors, std::vector<at::Tensor>& outputs,
+                              bool& context_lost) {
+  context_lost = false;
+  const Library& lib = load(load_path, key);
+  char err[4096] = {0};
+  if (!memory_limited_) {  // the library brought libtorch's CUDA part: its allocator exists now
+    lib.limit_memory(memory_fraction_);
+    memory_limited_ = true;
+  }
+  // What went wrong on the device, if anything: waits for it first.
+  auto device_error = [&](nlohmann::json& reply) {
+    char msg[1024] = {0};
+    const int e = lib.finish(msg, sizeof msg);
+    if (e == 0) return false;
+    if (is_launch_refusal(e)) {
+      reply = {{"status", "launch-error"}, {"message", msg}};
+    } else {
+      reply = {{"status", "crash"}, {"message", msg}};
+      context_lost = true;
+    }
+    return true;
+  };
+  if (lib.select(req.value("mutant", 0), err, sizeof err) != 0) {
+    context_lost = true;
+    return {{"status", "crash"}, {"message", std::string("cannot set the mutant switch: ") + err}};
+  }
+  const at::Device gpu(at::kCUDA, 0);
+  std::vector<c10::optional<at::Tensor>> gpu_tensors;
+  std::vector<double> values;
+  std::vector<std::int64_t> kinds;
+  for (const auto& a : req.at("args")) {
+    const int kind = a.at("kind").get<int>();
+    kinds.push_back(kind);
+    if (kind == 0) {
+      gpu_tensors.emplace_back(tensors.at(a.at("tensor").get<std::size_t>()).to(gpu));
+      values.push_back(0);
+    } else {
+      gpu_tensors.emplace_back(c10::nullopt);
+      values.push_back(kind == 2 ? a.at("value").get<double>() : static_cast<double>(a.at("value").get<std::int64_t>()));
+    }
+  }
+  std::vector<at::Tensor> device_outputs;
+  nlohmann::json reply;
+  const int threw = lib.invoke(&gpu_tensors, &values, &kinds, &device_outputs, err, sizeof err);
+  if (device_error(reply)) return reply;
+  if (threw) {
+    if (message_is_launch_refusal(err)) return {{"status", "launch-error"}, {"message", err}};
+    return {{"status", "exception"}, {"message", err}};
+  }
+  try {
+    for (const auto& t : device_outputs) outputs.push_back(t.to(at::kCPU));
+  } catch (const std::exception& e) {
+    outputs.clear();
+    context_lost = true;
+    return {{"status", "crash"}, {"message", std::string("copying the outputs back failed: ") + e.what()}};
+  }
+  return {{"status", "ok"}, {"message", ""}};
+}
+
+}  // namespace kaudit::cuda

@@ -1,0 +1,52 @@
+// One kernel run on the GPU, inside a CUDA worker (runtime/worker.h, WorkerLimits::cuda): the
+// library built by CudaCompiler is loaded once per worker, the run's tensor arguments are copied
+// to device 0, the entry runs, the worker waits for the device, and the outputs come back to the
+// host. The reply has the CPU backend's statuses, so verdicts are computed by the same code:
+//   ok            outputs returned;
+//   launch-error  the launch was refused (invalid configuration, too many resources, no image for
+//                 this GPU): cudaErrorInvalidConfiguration, ...LaunchOutOfResources,
+//                 ...InvalidDeviceFunction, ...NoKernelImageForDevice, whether the wrapper's
+//                 launch check threw it or the wait found it;
+//   crash         any other CUDA error (an illegal address, a trap, a misaligned access): the
+//                 context is unusable, so the worker replies and exits, and the next run starts in
+//                 a fresh worker;
+//   exception     the host wrapper threw for another reason (a TORCH_CHECK).
+// A hang is the runner's timeout: it kills the worker.
+#pragma once
+#include <ATen/core/Tensor.h>
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace kaudit::cuda {
+
+class GpuRunner {
+ public:
+  // memory_fraction: of device 0's memory, the most PyTorch's caching allocator may hold.
+  explicit GpuRunner(double memory_fraction) : memory_fraction_(memory_fraction) {}
+  // `load_path` is where the library can be opened (the worker's sealed copy), `key` names it.
+  // Fills `outputs` (host tensors) when the reply's status is "ok". Sets `context_lost` when the
+  // worker must end after replying.
+  nlohmann::json run(const std::string& load_path, const std::string& key, const nlohmann::json& request,
+                     const std::vector<at::Tensor>& tensors, std::vector<at::Tensor>& outputs, bool& context_lost);
+
+ private:
+  struct Library {
+    int (*invoke)(const void*, const void*, const void*, void*, char*, std::size_t) = nullptr;
+    int (*select)(int, char*, std::size_t) = nullptr;
+    int (*finish)(char*, std::size_t) = nullptr;
+    void (*limit_memory)(double) = nullptr;
+  };
+  const Library& load(const std::string& load_path, const std::string& key);
+  std::map<std::string, Library> libraries_;
+  double memory_fraction_;
+  bool memory_limited_ = false;
+};
+
+// Whether a cudaError_t leaves the context usable (a refused launch) or not.
+bool is_launch_refusal(int cuda_error);
+bool message_is_launch_refusal(const std::string& message);
+
+}  // namespace kaudit::cuda

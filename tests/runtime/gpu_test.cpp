@@ -1,0 +1,144 @@
+// The CUDA backend on a real GPU (label gpu; each test skips where runtime/cuda/device.h finds no
+// usable GPU): nvcc builds, the CUDA worker, and what becomes of a run that faults, hangs or asks
+// for an impossible launch. After each, a correct kernel still gets its right answer.
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "common/sandbox.h"
+#include "runtime/cuda/build.h"
+#include "runtime/cuda/device.h"
+#include "runtime/worker.h"
+#include "tests/runtime/kernel_fixture.h"
+
+namespace {
+using kaudit::runtime::EntryArg;
+using kaudit::runtime::Status;
+
+#define SKIP_WITHOUT_GPU()                                                       \
+  if (const auto& gpu = kaudit::cuda::probe_gpu(); !gpu.problem.empty()) {      \
+    GTEST_SKIP() << gpu.problem;                                                 \
+  }
+
+kaudit::cuda::CudaCompiler& compiler() {
+  static kaudit::cuda::CudaCompiler c(KAUDIT_TEST_CACHE, kaudit::cuda::probe_gpu().arch());
+  return c;
+}
+
+kaudit::runtime::IsolatedRunner& gpu_runner() {
+  kaudit::runtime::WorkerLimits limits;
+  limits.cuda = true;
+  limits.timeout_seconds = 20;  // the first run of a worker creates its CUDA context
+  static kaudit::runtime::IsolatedRunner runner(KAUDIT_EXE, limits);
+  return runner;
+}
+
+kaudit::runtime::RunResult run(const std::string& source, const std::string& entry, const at::Tensor& x) {
+  const kaudit::cuda::CudaBuild b = compiler().build(source, "gpu_test.cu", entry);
+  EXPECT_TRUE(b.ok) << b.diagnostics;
+  if (!b.ok) return {};
+  kaudit::runtime::RunRequest req;
+  req.library = b.library;
+  req.args = {EntryArg::of(x)};
+  return gpu_runner().run(req);
+}
+
+void expect_twice_still_right() {
+  const at::Tensor x = at::arange(1000, at::kFloat);
+  const auto r = run(kaudit::test::kTwiceKernel, "run", x);
+  ASSERT_EQ(r.status, Status::Ok) << r.message;
+  ASSERT_EQ(r.outputs.size(), 1u);
+  EXPECT_TRUE(at::equal(r.outputs[0], x * 2));
+}
+
+TEST(Gpu, ACorrectKernelRunsOnTheDevice) {
+  SKIP_WITHOUT_GPU();
+  expect_twice_still_right();
+  expect_twice_still_right();  // the same worker, its library loaded once
+}
+
+TEST(Gpu, AnIllegalAddressIsACrashAndTheNextRunGetsAFreshWorker) {
+  SKIP_WITHOUT_GPU();
+  const char* bad = R"(
+#include <torch/extension.h>
+__global__ void wild(float* y) { y[threadIdx.x + (1ll << 40)] = 1.0f; }
+torch::Tensor run(torch::Tensor x) {
+  auto y = torch::empty_like(x);
+  wild<<<1, 32>>>(y.data_ptr<float>());
+  return y;
+}
+)";
+  const auto r = run(bad, "run", at::ones({32}));
+  EXPECT_EQ(r.status, Status::Crash) << r.message;
+  EXPECT_NE(r.message.find("cudaErrorIllegalAddress"), std::string::npos) << r.message;
+  expect_twice_still_right();
+}
+
+TEST(Gpu, AnImpossibleLaunchIsALaunchError) {
+  SKIP_WITHOUT_GPU();
+  const char* too_big = R"(
+#include <torch/extension.h>
+__global__ void k(float* y) { y[threadIdx.x] = 1.0f; }
+torch::Tensor run(torch::Tensor x) {
+  auto y = torch::empty_like(x);
+  k<<<1, 4096>>>(y.data_ptr<float>());
+  return y;
+}
+)";
+  const auto r = run(too_big, "run", at::ones({4096}));
+  EXPECT_EQ(r.status, Status::LaunchError) << r.message;
+  expect_twice_still_right();
+}
+
+TEST(Gpu, AHangingKernelIsATimeout) {
+  SKIP_WITHOUT_GPU();
+  const char* spin = R"(
+#include <torch/extension.h>
+__global__ void spin(volatile float* y) { while (y[0] == 0.0f) {} }
+torch::Tensor run(torch::Tensor x) {
+  auto y = torch::zeros_like(x);
+  spin<<<1, 1>>>(y.data_ptr<float>());
+  return y;
+}
+)";
+  const auto r = run(spin, "run", at::ones({4}));
+  EXPECT_EQ(r.status, Status::Timeout) << r.message;
+  expect_twice_still_right();
+}
+
+TEST(Gpu, AWrapperExceptionIsAnException) {
+  SKIP_WITHOUT_GPU();
+  const char* check = R"(
+#include <torch/extension.h>
+torch::Tensor run(torch::Tensor x) {
+  TORCH_CHECK(x.dim() == 2, "expected a matrix");
+  return x;
+}
+)";
+  const auto r = run(check, "run", at::ones({4}));
+  EXPECT_EQ(r.status, Status::Exception) << r.message;
+  EXPECT_NE(r.message.find("expected a matrix"), std::string::npos) << r.message;
+  expect_twice_still_right();
+}
+
+TEST(Gpu, AKernelCannotWriteTheCache) {
+  SKIP_WITHOUT_GPU();
+  if (kaudit::sandbox::disabled_by_user() || kaudit::sandbox::available_layers().landlock_abi == 0)
+    GTEST_SKIP() << "no Landlock here (or KAUDIT_SANDBOX=off): the GPU worker's file rules are not applied";
+  const std::string target = std::string(KAUDIT_TEST_CACHE) + "/gpu-test-planted";
+  const std::string hostile = R"(
+#include <torch/extension.h>
+#include <cstdio>
+torch::Tensor run(torch::Tensor x) {
+  FILE* f = std::fopen(")" + target + R"(", "w");
+  TORCH_CHECK(f == nullptr, "the cache was writable");
+  return x;
+}
+)";
+  const auto r = run(hostile, "run", at::ones({4}));
+  EXPECT_EQ(r.status, Status::Ok) << r.message;
+  EXPECT_FALSE(std::filesystem::exists(target));
+}
+
+}  // namespace
