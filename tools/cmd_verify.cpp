@@ -139,7 +139,7 @@ int verify_command(const std::vector<std::string>& args) {
     for (const auto& v : report.kernels) {
       nlohmann::json cases = nlohmann::json::array();
       for (const auto& c : v.cases) cases.push_back(case_json(c));
-      results.push_back({{"kernel", v.kernel}, {"passed", v.passed}, {"cases", cases}});
+      results.push_back({{"kernel", v.kernel}, {"passed", v.passed}, {"build_seconds", v.build_seconds}, {"cases", cases}});
     }
     j["failed"] = f;
     j["results"] = results;
