@@ -1,3 +1,4 @@
+#include <cstring>
 #include "runtime/cpu/device_memory.h"
 
 #include "runtime/cpu/guarded_allocator.h"
@@ -160,7 +161,15 @@ void free_device_block(void* p) {
 class DeviceModelAllocator final : public c10::Allocator {
  public:
   explicit DeviceModelAllocator(c10::Allocator* previous) : previous_(previous) {}
-  c10::DataPtr allocate(std::size_t n) const override {
+  // c10::Allocator's allocate() was const until PyTorch 2.3 and is not since, when copy_data()
+  // became pure too: both spellings are declared (without `override`, which only one libtorch
+  // would accept), so this builds against Debian's libtorch and against PyTorch 2.x.
+  c10::DataPtr allocate(std::size_t n) const { return make(n); }
+  c10::DataPtr allocate(std::size_t n) { return make(n); }
+  void copy_data(void* dest, const void* src, std::size_t count) const { std::memcpy(dest, src, count); }
+
+ private:
+  c10::DataPtr make(std::size_t n) const {
     if (!g_session || !g_device) return previous_->allocate(n);
     void* p = g_device->allocate(n);
     // The model is full: a GPU would raise out of memory, which the harness sees as an
@@ -169,6 +178,8 @@ class DeviceModelAllocator final : public c10::Allocator {
                              "CUDA out of memory (kaudit's device memory model is full)");
     return {p, p, &free_device_block, c10::Device(c10::DeviceType::CPU)};
   }
+
+ public:
   c10::DeleterFnPtr raw_deleter() const override { return nullptr; }
 
  private:

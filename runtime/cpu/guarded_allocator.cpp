@@ -119,7 +119,15 @@ void free_region(void* ctx) {
 
 class GuardedAllocator final : public c10::Allocator {
  public:
-  c10::DataPtr allocate(std::size_t n) const override {
+  // c10::Allocator's allocate() was const until PyTorch 2.3 and is not since, when copy_data()
+  // became pure too: both spellings are declared (without `override`, which only one libtorch
+  // would accept), so this builds against Debian's libtorch and against PyTorch 2.x.
+  c10::DataPtr allocate(std::size_t n) const { return make(n); }
+  c10::DataPtr allocate(std::size_t n) { return make(n); }
+  void copy_data(void* dest, const void* src, std::size_t count) const { std::memcpy(dest, src, count); }
+
+ private:
+  c10::DataPtr make(std::size_t n) const {
     const std::size_t data = (n + 15) / 16 * 16;
     const std::size_t span = (data + kPage - 1) / kPage * kPage;
     if (char* s = arena_allocate(span))
@@ -135,6 +143,8 @@ class GuardedAllocator final : public c10::Allocator {
     char* p = base + kPage + span - data;
     return {p, new Region{base, total}, &free_region, c10::Device(c10::DeviceType::CPU)};
   }
+
+ public:
   c10::DeleterFnPtr raw_deleter() const override { return nullptr; }
 };
 
