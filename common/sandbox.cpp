@@ -295,9 +295,10 @@ std::string confine_untrusted_run(const Policy& policy) {
 }
 
 std::string confine_gpu_worker() {
+  // No RLIMIT_FSIZE 0 here: the worker copies each kernel library into a sealed memfd after it is
+  // confined (the limit would kill it there); Landlock refuses writes to files instead.
   rlimit zero{0, 0};
-  if (setrlimit(RLIMIT_CORE, &zero) != 0 || setrlimit(RLIMIT_FSIZE, &zero) != 0)
-    return std::string("setrlimit: ") + std::strerror(errno);
+  if (setrlimit(RLIMIT_CORE, &zero) != 0) return std::string("setrlimit: ") + std::strerror(errno);
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return std::string("no_new_privs: ") + std::strerror(errno);
   if (const int abi = available_layers().landlock_abi; abi > 0)
     if (std::string e = apply_gpu_landlock(abi); !e.empty()) return e;

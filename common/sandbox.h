@@ -61,8 +61,8 @@ std::string confine_untrusted_run(const Policy& policy);
 
 // Confines a CUDA worker (runtime/worker.h, WorkerLimits::cuda) for the rest of its life, once,
 // before it loads a kernel library. The GPU driver needs what a CPU run's layers refuse (device
-// nodes, their ioctls, its own threads and mappings), so a GPU worker gets less: no core files, no
-// file growth (RLIMIT_FSIZE 0), no_new_privs, Landlock granting reading and executing under / and
+// nodes, their ioctls, its own threads and mappings), so a GPU worker gets less: no core files,
+// no_new_privs, Landlock granting reading and executing under / and
 // reading, writing and device ioctls under /dev only (no file is created, written, renamed or
 // removed anywhere: the cache is out of reach), no TCP, signals and abstract sockets scoped to the
 // worker; the network namespace of enter_private_network(). No seccomp filter and no uid change

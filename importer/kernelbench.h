@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "oracle/reference.h"
 #include "runtime/worker.h"
 
 namespace kaudit::importer {
@@ -33,7 +34,7 @@ struct ImportOptions {
   runtime::WorkerLimits limits;
   bool verify = true;                 // run the verification gate before moving the entry in
   std::filesystem::path script;       // default: tools/import_kernelbench.py of this source tree
-  std::string python = "/usr/bin/python3";
+  std::string python = oracle::default_python();
 };
 
 enum class ImportStatus {

@@ -80,7 +80,11 @@ void recorded_free(void* data) {
 class RecordingAllocator final : public c10::Allocator {
  public:
   explicit RecordingAllocator(c10::Allocator* base) : base_(base) {}
-  c10::DataPtr allocate(std::size_t n) const override {
+  // Both spellings of allocate() and copy_data(): see runtime/cpu/device_memory.cpp.
+  c10::DataPtr allocate(std::size_t n) const { return make(n); }
+  c10::DataPtr allocate(std::size_t n) { return make(n); }
+  void copy_data(void* dest, const void* src, std::size_t count) const { std::memcpy(dest, src, count); }
+  c10::DataPtr make(std::size_t n) const {
     c10::DataPtr inner = base_->allocate(n);
     const std::shared_ptr<Recorder>& rec = tls_recorder;
     if (!rec || !inner.get()) return inner;

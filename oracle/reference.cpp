@@ -1,5 +1,6 @@
 #include "reference.h"
 
+#include <cstdlib>
 #include <torch/csrc/jit/runtime/graph_executor.h>
 #include <torch/script.h>
 #include <torch/version.h>
@@ -29,6 +30,11 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 fs::path default_export_script() { return KAUDIT_DEFAULT_EXPORT_SCRIPT; }
+
+std::string default_python() {
+  if (const char* env = std::getenv("KAUDIT_PYTHON"); env && *env) return env;
+  return KAUDIT_DEFAULT_PYTHON;
+}
 
 // ---------------------------------------------------------------------------------------------
 // Reference

@@ -83,6 +83,11 @@ class Reference {
   bool cached_ = false;
 };
 
+// The Python that exports references (it must import torch): $KAUDIT_PYTHON, else the one the
+// build was configured with (KAUDIT_PYTHON in CMake: /usr/bin/python3, Debian's python3-torch, by
+// default; tools/gpu/setup.sh passes the `python3` that holds the GPU machine's PyTorch).
+std::string default_python();
+
 // Exports and caches references under <cache_dir>/references/<key>.pt (plus <key>.json with the
 // export script's report, for people). The key is the SHA-256 of the problem.py bytes, the export
 // script bytes, the init values (typed as Python sees them), the example-input shapes used by the
@@ -92,7 +97,7 @@ class Reference {
 class ReferenceStore {
  public:
   ReferenceStore(std::filesystem::path cache_dir, std::filesystem::path export_script,
-                 std::string python = "/usr/bin/python3");
+                 std::string python = default_python());
 
   // Loads (exporting first if needed) the reference of `task` for Model(*init_values), with
   // init_values as from corpus::init_values(). Integer-typed init args (dims and integer literals)

@@ -17,5 +17,5 @@ torch_prefix=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)') 
 }
 export CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$torch_prefix" \
-  -DCMAKE_CUDA_COMPILER="$CUDA_HOME/bin/nvcc" -DKAUDIT_BUILD_BENCHMARKS=OFF
+  -DKAUDIT_PYTHON="$(command -v python3)" -DKAUDIT_BUILD_BENCHMARKS=OFF
 cmake --build "$build" --target "${targets[@]}"
