@@ -47,7 +47,11 @@ nlohmann::json GpuRunner::run(const std::string& load_path, const std::string& k
   context_lost = false;
   const Library& lib = load(load_path, key);
   char err[4096] = {0};
-  if (!memory_limited_) {  // the library brought libtorch's CUDA part: its allocator exists now
+  const at::Device gpu(at::kCUDA, 0);
+  if (!memory_limited_) {
+    // The library brought libtorch's CUDA part; a first allocation initialises its caching
+    // allocator, which must exist before its limit is set.
+    at::empty({1}, at::TensorOptions().device(gpu));
     lib.limit_memory(memory_fraction_);
     memory_limited_ = true;
   }
@@ -68,7 +72,6 @@ nlohmann::json GpuRunner::run(const std::string& load_path, const std::string& k
     context_lost = true;
     return {{"status", "crash"}, {"message", std::string("cannot set the mutant switch: ") + err}};
   }
-  const at::Device gpu(at::kCUDA, 0);
   std::vector<c10::optional<at::Tensor>> gpu_tensors;
   std::vector<double> values;
   std::vector<std::int64_t> kinds;
