@@ -61,12 +61,12 @@ std::string confine_untrusted_run(const Policy& policy);
 
 // Confines a CUDA worker (runtime/worker.h, WorkerLimits::cuda) for the rest of its life, once,
 // before it loads a kernel library. The GPU driver needs what a CPU run's layers refuse (device
-// nodes, their ioctls, its own threads and mappings), so a GPU worker gets less: no core files,
-// no_new_privs, Landlock granting reading and executing under / and
-// reading, writing and device ioctls under /dev only (no file is created, written, renamed or
-// removed anywhere: the cache is out of reach), no TCP, signals and abstract sockets scoped to the
-// worker; the network namespace of enter_private_network(). No seccomp filter and no uid change
-// (the worker reads the cache, which belongs to the user). docs/SECURITY.md says what that leaves.
+// nodes, their ioctls, its own threads and mappings, and some file writes not yet pinned down),
+// so a GPU worker gets less: no core files, no_new_privs, Landlock refusing TCP and scoping
+// signals and abstract sockets to the worker (ABI 4 and 6), and the network namespace of
+// enter_private_network(). Files are not confined (every file-system right is granted under /:
+// see apply_gpu_landlock), there is no seccomp filter and no uid change. docs/SECURITY.md says
+// what that leaves open.
 std::string confine_gpu_worker();
 
 // The name of a system call number of this machine's architecture ("socket"), or "syscall N".

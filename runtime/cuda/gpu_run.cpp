@@ -10,12 +10,14 @@ namespace kaudit::cuda {
 
 namespace {
 // cudaError_t values (driver_types.h) of a launch the GPU refused without running it.
-constexpr int kInvalidConfiguration = 9, kInvalidDeviceFunction = 98, kNoKernelImageForDevice = 209,
+constexpr int kInvalidValue = 1, kInvalidConfiguration = 9, kInvalidDeviceFunction = 98, kNoKernelImageForDevice = 209,
               kLaunchOutOfResources = 701;
 }  // namespace
 
 bool is_launch_refusal(int e) {
-  return e == kInvalidConfiguration || e == kInvalidDeviceFunction || e == kNoKernelImageForDevice ||
+  // CUDA 13 refuses a block of more than 1024 threads with cudaErrorInvalidValue (measured on the
+  // H200, driver 580); earlier versions with cudaErrorInvalidConfiguration.
+  return e == kInvalidValue || e == kInvalidConfiguration || e == kInvalidDeviceFunction || e == kNoKernelImageForDevice ||
          e == kLaunchOutOfResources;
 }
 
