@@ -183,6 +183,20 @@ std::optional<json> cache_read(const fs::path& dir, const std::string& key) {
   if (j.is_discarded() || !j.is_object()) return std::nullopt;  // a foreign file: recompute
   return j;
 }
+// A digest only says a record is the one written; one written by another kaudit, or by hand, can
+// still have another shape. Decoding such a record must not abort the audit: `decode` fills its
+// results from `j` and may throw (a missing key, a wrong type); then nothing of it is used, the
+// record is reported once and the caller recomputes (issue 21: a `{}` legality record aborted).
+template <class Decode>
+bool decode_cached(const fs::path& dir, const std::string& key, const json& j, Decode&& decode) {
+  try {
+    decode(j);
+    return true;
+  } catch (const std::exception& e) {
+    cache::report_damaged(dir / (key + ".json"), std::string("unexpected shape (") + e.what() + "); recomputed");
+    return false;
+  }
+}
 void cache_write(const fs::path& dir, const std::string& key, const json& j) {
   cache::write_record(dir / (key + ".json"), j.dump());  // a cache that cannot be written only costs time
 }
@@ -471,12 +485,23 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
           member_builds[m] = cpu_compiler.build(correct[m].source, correct[m].kernel->cu_path.string(), correct[m].kernel->entry);
       });
     };
-    if (auto cached = cache_read(audit_cache, legality_key)) {
+    std::vector<bool> cached_legal;
+    std::vector<std::string> cached_note;
+    std::vector<CorrectMember> cached_set;
+    const auto cached_legality = cache_read(audit_cache, legality_key);
+    if (cached_legality && decode_cached(audit_cache, legality_key, *cached_legality, [&](const json& c) {
+          for (std::size_t p = 0; p < pool.size(); ++p) {
+            cached_legal.push_back(c.at("legal").at(p).get<bool>());
+            cached_note.push_back(c.at("note").at(p).get<std::string>());
+          }
+          for (const auto& m : c.at("correct_set"))
+            cached_set.push_back({m.at("id"), m.at("kind"), m.at("admitted"), m.at("note")});
+        })) {
       for (std::size_t p = 0; p < pool.size(); ++p) {
-        pool[p].legal = (*cached)["legal"][p].get<bool>();
-        pool[p].note = (*cached)["note"][p].get<std::string>();
+        pool[p].legal = cached_legal[p];
+        pool[p].note = cached_note[p];
       }
-      for (const auto& m : (*cached)["correct_set"]) tp.correct_set.push_back({m["id"], m["kind"], m["admitted"], m["note"]});
+      tp.correct_set = std::move(cached_set);
     } else {
       say("legality: " + task.name + " (" + std::to_string(correct.size()) + " correct kernels and neutral variants x " +
           std::to_string(pool.size()) + " inputs)");
@@ -574,9 +599,13 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
       for (const auto& cm : tp.correct_set) parts.push_back(cm.id + (cm.admitted ? "+" : "-"));
       const std::string key = cache_key(context, parts);
       std::vector<FalseKill> fks;
-      if (auto cached = cache_read(audit_cache, key)) {
-        for (const auto& f : (*cached)["false_kills"]) fks.push_back({spec.name, f["member"], task.name, f["trial"], f["detail"]});
-      } else {
+      const auto cached = cache_read(audit_cache, key);
+      const bool from_cache = cached && decode_cached(audit_cache, key, *cached, [&](const json& c) {
+        for (const auto& f : c.at("false_kills"))
+          fks.push_back({spec.name, f.at("member"), task.name, f.at("trial"), f.at("detail")});
+      });
+      if (!from_cache) {
+        fks.clear();
         const auto& trials = oracle_trials[o];
         for (const auto& [p, trial] : trials) {
           if (!pool[p].usable) continue;
@@ -638,9 +667,13 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
       for (const auto& cm : tp.correct_set) parts.push_back(cm.id + (cm.admitted ? "+" : "-"));
       const std::string key = cache_key(context, parts);
       std::vector<FalseKill> fks;
-      if (auto cached = cache_read(audit_cache, key)) {
-        for (const auto& f : (*cached)["false_kills"]) fks.push_back({spec.name, f["member"], task.name, f["trial"], f["detail"]});
-      } else {
+      const auto cached = cache_read(audit_cache, key);
+      const bool from_cache = cached && decode_cached(audit_cache, key, *cached, [&](const json& c) {
+        for (const auto& f : c.at("false_kills"))
+          fks.push_back({spec.name, f.at("member"), task.name, f.at("trial"), f.at("detail")});
+      });
+      if (!from_cache) {
+        fks.clear();
         std::vector<std::pair<std::size_t, std::string>> trials;
         for (const auto& t : oracle_trials[o])
           if (pool[t.first].usable) trials.push_back(t);
@@ -722,9 +755,38 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
       std::vector<std::vector<std::size_t>> strict_missing;  // ... without a witness-mode one
       std::vector<std::size_t> todo;                // mutants with anything missing
     };
-    const auto object_at = [&](const std::string& key, const char* field) {
+    // A cached object of per-mutant entries; entries of another shape than `fits` accepts are
+    // dropped (reported), so those mutants are recomputed instead of aborting the audit.
+    const auto object_at = [&](const std::string& key, const char* field, bool (*fits)(const json&)) {
       auto cached = cache_read(audit_cache, key);
-      return cached && cached->contains(field) && (*cached)[field].is_object() ? (*cached)[field] : json::object();
+      if (!cached || !cached->contains(field) || !(*cached)[field].is_object()) return json::object();
+      json entries = std::move((*cached)[field]);
+      std::size_t dropped = 0;
+      for (auto it = entries.begin(); it != entries.end();) {
+        if (fits(*it)) {
+          ++it;
+        } else {
+          it = entries.erase(it);
+          ++dropped;
+        }
+      }
+      if (dropped)
+        cache::report_damaged(audit_cache / (key + ".json"),
+                              std::to_string(dropped) + " entries of an unexpected shape; recomputed");
+      return entries;
+    };
+    const auto fits_row = [](const json& e) {
+      return e.is_object() && e.contains("ran") && e["ran"].is_boolean() && e.contains("note") && e["note"].is_string() &&
+             e.contains("row") && e["row"].is_string() && (!e.contains("full") || e["full"].is_boolean()) &&
+             std::all_of(e["row"].get_ref<const std::string&>().begin(), e["row"].get_ref<const std::string&>().end(),
+                         [](char c) { return c >= 'a' && c <= 'a' + static_cast<int>(Outcome::ThreadBudget); });
+    };
+    const auto fits_oracle_witness = [](const json& e) {
+      return e.is_object() && (!e.contains("ow") || e["ow"].is_number_integer()) &&
+             (!e.contains("owc") || e["owc"].is_string());
+    };
+    const auto fits_verdict = [](const json& e) {
+      return e.is_object() && (!e.contains("k") || e["k"].is_boolean()) && (!e.contains("c") || e["c"].is_string());
     };
     std::map<std::string, KernelCache> kernel_cache;
     std::map<std::string, KernelBuild> builds;
@@ -802,11 +864,11 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
         const auto& records = by_kernel[kernel->id()];
         if (records.empty()) continue;
         KernelCache& kc = kernel_cache[kernel->id()];
-        kc.rows = object_at(rows_key(*kernel), "mutants");
-        kc.oracle_witnesses = object_at(oracle_witnesses_key(*kernel), "mutants");
+        kc.rows = object_at(rows_key(*kernel), "mutants", fits_row);
+        kc.oracle_witnesses = object_at(oracle_witnesses_key(*kernel), "mutants", fits_oracle_witness);
         for (const auto& spec : options.oracles) {
-          kc.verdicts.push_back(object_at(verdicts_key(*kernel, spec, "verdicts"), "killed"));
-          kc.strict_verdicts.push_back(object_at(verdicts_key(*kernel, spec, "strict-verdicts"), "killed"));
+          kc.verdicts.push_back(object_at(verdicts_key(*kernel, spec, "verdicts"), "killed", fits_verdict));
+          kc.strict_verdicts.push_back(object_at(verdicts_key(*kernel, spec, "strict-verdicts"), "killed", fits_verdict));
         }
         kc.row_needed.resize(records.size());
         kc.ow_needed.resize(records.size());

@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <fstream>
-#include <regex>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -70,6 +69,20 @@ bool is_identifier(const std::string& s) {
   return std::all_of(s.begin(), s.end(), [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
   });
+}
+
+// Whether `name` occurs in `text` as a whole word followed by optional white space and '(' (a
+// call or a definition). A scan, not std::regex: libstdc++'s regex recurses per character, and a
+// long name or run of white space overflowed the stack (issue 21).
+bool calls_name(std::string_view text, std::string_view name) {
+  const auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (std::size_t at = text.find(name); at != std::string_view::npos; at = text.find(name, at + 1)) {
+    if (at > 0 && ident(text[at - 1])) continue;
+    std::size_t after = at + name.size();
+    while (after < text.size() && std::isspace(static_cast<unsigned char>(text[after]))) ++after;
+    if (after < text.size() && text[after] == '(') return true;
+  }
+  return false;
 }
 
 
@@ -650,8 +663,7 @@ std::optional<Kernel> load_kernel(const fs::path& json_path, const Task& task,
     } else {
       // A cheap check that catches renames: the name must appear followed by '('. Parsing is
       // the mutators' job (Clang); this only has to fail loudly on an obvious mismatch.
-      std::regex call("\\b" + k.entry + "\\s*\\(");
-      if (!std::regex_search(k.source, call))
+      if (!calls_name(k.source, k.entry))
         ctx.error("/entry",
                   "entry function '" + k.entry + "' not found in " + k.cu_path.filename().string(),
                   "set \"entry\" to the name of the host wrapper function in the .cu file");

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
-#include <regex>
 #include <sstream>
 
 #include "corpus/corpus.h"
@@ -96,8 +95,11 @@ OracleSpec parse_spec(const std::string& text, const fs::path& file) {
     return j.at(key).get<std::string>();
   };
   s.name = str("name", true);
-  static const std::regex name_re("[a-z0-9][a-z0-9.-]*");
-  if (!std::regex_match(s.name, name_re)) ck.fail("/name", "name", "use lower-case letters, digits, '.' and '-'");
+  // A scan, not std::regex (which recursed per character: a long name overflowed the stack).
+  const auto name_char = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '-'; };
+  if (s.name.empty() || s.name[0] == '.' || s.name[0] == '-' ||
+      !std::all_of(s.name.begin(), s.name.end(), name_char))
+    ck.fail("/name", "name", "use lower-case letters, digits, '.' and '-'");
   s.description = str("description", true);
   s.source = str("source", false);
   if (j.contains("shape_preset")) s.shape_preset = str("shape_preset", false);

@@ -14,6 +14,7 @@
 #include <set>
 #include <sstream>
 
+#include "common/cache.h"
 #include "common/process.h"
 
 namespace {
@@ -345,6 +346,53 @@ TEST(AuditCommand, BadNumberFlagsAreUsageErrorsBeforeAnyWork) {
     EXPECT_NE(r.err.find(words), std::string::npos) << flags[1] << ": " << r.err;
     EXPECT_FALSE(std::filesystem::exists(dir / "o")) << flags[1];
   }
+}
+
+// Issue 21: a cached record with a valid digest but another shape (another kaudit's, or one written
+// by hand) aborted the audit (`{}` as a legality record: an uncaught json exception). Every record
+// of a cache is replaced by one of the wrong shape (objects of per-mutant entries keep their keys,
+// with entries that are not objects; other records become {}), and the re-run gives the same
+// summary as before, recomputing what it could not use.
+TEST(AuditCommand, CachedRecordsOfAnotherShapeAreRecomputed) {
+  namespace fs = std::filesystem;
+  const fs::path base = fs::path(KAUDIT_TEST_CACHE) / "audit_reshaped";
+  const fs::path cache = base / "cache", out = base / "out";
+  fs::remove_all(base);
+  fs::create_directories(cache);
+  // The shared test cache's builds and references, so only the audit's own records are at stake.
+  for (const char* sub : {"nvrtc", "cpu-kernels", "cpu-pch", "references"})
+    if (fs::exists(fs::path(KAUDIT_TEST_CACHE) / sub))
+      fs::copy(fs::path(KAUDIT_TEST_CACHE) / sub, cache / sub, fs::copy_options::recursive);
+  fs::permissions(cache, fs::perms::owner_all, fs::perm_options::replace);
+  const std::vector<std::string> args = {KAUDIT_EXE, "audit", "--kernel", "relu/relu_gridstride", "--rule",
+                                         "hack-return-input", "--rule", "bound-drop-guard", "--oracle",
+                                         "kernelbench-v0.1", "--cache", cache.string(), "--out", out.string(), "--json"};
+  const auto first = kaudit::run_process(args, 1200);
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  std::size_t reshaped = 0;
+  for (const auto& e : fs::directory_iterator(cache / "audit")) {
+    if (e.path().extension() != ".json") continue;
+    const auto body = kaudit::cache::read_record(e.path());
+    if (!body) continue;
+    auto j = nlohmann::json::parse(*body, nullptr, false);
+    nlohmann::json bad = nlohmann::json::object();
+    for (const char* field : {"mutants", "killed"})
+      if (j.is_object() && j.contains(field) && j[field].is_object()) {
+        bad[field] = nlohmann::json::object();
+        for (auto it = j[field].begin(); it != j[field].end(); ++it) bad[field][it.key()] = "not an entry";
+      }
+    ASSERT_TRUE(kaudit::cache::write_record(e.path(), bad.dump()));
+    ++reshaped;
+  }
+  EXPECT_GE(reshaped, 3u);  // legality, false kills, rows, witnesses, verdicts
+  const auto again = kaudit::run_process(args, 1200);
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE(again.err.find("unexpected shape"), std::string::npos) << again.err;
+  auto s1 = nlohmann::json::parse(first.out), s2 = nlohmann::json::parse(again.out);
+  for (auto* s : {&s1, &s2})
+    for (const char* volatile_field : {"seconds", "runs", "stage_seconds", "cached_kernels"}) s->erase(volatile_field);
+  EXPECT_EQ(s1, s2);
+  fs::remove_all(base);
 }
 
 }  // namespace

@@ -454,3 +454,30 @@ TEST(Unverified, KeptOutOfTheCorpusUnlessAsked) {
   EXPECT_NE(diags_for(bad, "relu_tail.json")[0].message.find("unverified"), std::string::npos) << dump(bad);
   fs::remove_all(dir);
 }
+
+// Issue 21: a long entry name or a long run of white space before its '(' used to overflow the
+// stack in std::regex; now the binding loads (or fails with a diagnostic) at any length.
+TEST(CorpusLoader, LongEntryNamesAndWhiteSpaceDoNotCrash) {
+  fs::path dir = fs::temp_directory_path() / ("kaudit_corpus_long_" + std::to_string(::getpid()));
+  fs::create_directories(dir / "t");
+  std::ofstream(dir / "t/problem.py") << "# empty\n";
+  std::ofstream(dir / "t/task.json") << "{\n  \"inputs\": [{\"name\": \"x\", \"dtype\": \"float32\", \"shape\": [\"N\"]}],\n"
+                                        "  \"dims\": {\"N\": {\"min\": 1}},\n  \"presets\": {\"small\": {\"N\": 10}},\n"
+                                        "  \"odd_shapes\": [{\"N\": 7}, {\"N\": 33}]\n}\n";
+  std::vector<Diagnostic> diags;
+  const auto task = load_task(dir / "t", diags);
+  ASSERT_TRUE(task.has_value());
+  const std::string name(300000, 'f');
+  auto load = [&](const std::string& source) {
+    std::ofstream(dir / "k.cu", std::ios::trunc) << source;
+    std::ofstream(dir / "k.json", std::ios::trunc) << "{\"entry\": \"" << name << "\", \"args\": [\"x\"]}";
+    diags.clear();
+    return load_kernel(dir / "k.json", *task, diags);
+  };
+  EXPECT_TRUE(load("torch::Tensor " + name + std::string(300000, ' ') + "(torch::Tensor x) { return x; }").has_value())
+      << (diags.empty() ? "" : diags[0].message.substr(0, 200));
+  EXPECT_FALSE(load("torch::Tensor g" + name + "(torch::Tensor x) { return x; }").has_value());  // not a whole word
+  ASSERT_EQ(diags.size(), 1u);
+  EXPECT_NE(diags[0].message.find("not found"), std::string::npos);
+  fs::remove_all(dir);
+}

@@ -176,3 +176,12 @@ TEST(OracleSpecs, TheHarnessDefaultsToKernelBenchsAndNamesBadValues) {
 }
 
 }  // namespace
+
+// Issue 21: a 300,000-character name used to overflow the stack in std::regex.
+TEST(OracleSpecs, ALongNameIsCheckedWithoutCrashing) {
+  const std::string tail = "\",\n  \"description\": \"d\",\n  \"comparator\": {\"kind\": \"allclose\", \"rtol\": 0.1},\n"
+                           "  \"trials\": [{}]\n}";
+  EXPECT_NO_THROW(parse_spec("{\n  \"name\": \"" + std::string(300000, 'a') + tail, "long.json"));
+  expect_error("{\n  \"name\": \"" + std::string(300000, 'a') + "A" + tail, 2, "name", "lower-case");
+  expect_error("{\n  \"name\": \"-x" + tail, 2, "name", "lower-case");
+}
