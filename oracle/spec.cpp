@@ -9,6 +9,7 @@
 
 #include "corpus/corpus.h"
 #include "corpus/json_locator.h"
+#include "oracle/recipes.h"
 #include "common/files.h"
 
 namespace kaudit::oracle {
@@ -161,7 +162,7 @@ OracleSpec parse_spec(const std::string& text, const fs::path& file) {
   if (!j.contains("trials") || !j.at("trials").is_array() || (j.at("trials").empty() && !per_task))
     ck.fail("/trials", "trials", "is required: a non-empty list of input recipes");
   const auto read_trials = [&](const json& list, const std::string& ptr_base, const std::string& field_base,
-                               const std::string& name_base) {
+                               const std::string& name_base, std::vector<int>& lines) {
     std::vector<Recipe> out;
     std::size_t i = 0;
     for (const json& t : list) {
@@ -178,6 +179,7 @@ OracleSpec parse_spec(const std::string& text, const fs::path& file) {
           }
         }
         out.push_back(std::move(r));
+        lines.push_back(corpus::line_column(text, ck.loc.key_offset(ptr)).first);
       } catch (const SpecError&) {
         throw;
       } catch (const std::exception& e) {
@@ -187,12 +189,12 @@ OracleSpec parse_spec(const std::string& text, const fs::path& file) {
     }
     return out;
   };
-  s.trials = read_trials(j.at("trials"), "/trials", "trials", s.name);
+  s.trials = read_trials(j.at("trials"), "/trials", "trials", s.name, s.trial_lines);
   if (per_task) {
     for (const auto& [task, list] : j.at("task_trials").items()) {
       const std::string ptr = "/task_trials/" + task, field = "task_trials." + task;
       if (!list.is_array() || list.empty()) ck.fail(ptr, field, "must be a non-empty list of input recipes");
-      s.task_trials[task] = read_trials(list, ptr, field, s.name + "-" + task);
+      s.task_trials[task] = read_trials(list, ptr, field, s.name + "-" + task, s.task_trial_lines[task]);
     }
   }
   return s;
@@ -229,6 +231,30 @@ json spec_to_json(const OracleSpec& s) {
     j["task_trials"] = per_task;
   }
   return j;
+}
+
+void check_spec_for_corpus(const OracleSpec& spec, const corpus::Corpus& corpus,
+                           const std::vector<std::string>& only_tasks) {
+  for (const auto& task : corpus.tasks) {
+    if (!only_tasks.empty() && std::find(only_tasks.begin(), only_tasks.end(), task.name) == only_tasks.end()) continue;
+    const bool own = spec.task_trials.count(task.name) > 0;
+    const auto& trials = trials_for(spec, task.name);
+    for (std::size_t i = 0; i < trials.size(); ++i) {
+      try {
+        const corpus::Assignment dims = dims_for(task, trials[i]);
+        for (const auto& input : task.inputs)
+          for (const std::int64_t extent : corpus::shape_of(input, dims))
+            if (extent < 0) throw std::invalid_argument("input '" + input.name + "' would have a negative extent");
+      } catch (const std::invalid_argument& e) {
+        const std::string field = (own ? "task_trials." + task.name : std::string("trials")) + "[" + std::to_string(i) + "]";
+        const std::vector<int>& lines = own ? spec.task_trial_lines.at(task.name) : spec.trial_lines;
+        const int line = i < lines.size() ? lines[i] : 0;
+        throw SpecError(spec.file.empty() ? std::filesystem::path(spec.name) : spec.file, line, field,
+                        "cannot run on task '" + task.name + "': " + e.what() +
+                            " (fix the trial's preset or shape, or give the task its own trials in task_trials)");
+      }
+    }
+  }
 }
 
 const std::vector<Recipe>& trials_for(const OracleSpec& spec, const std::string& task) {

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "oracle/compare.h"
+#include "corpus/corpus.h"
 #include "oracle/recipes.h"
 
 namespace kaudit::oracle {
@@ -68,6 +69,9 @@ struct OracleSpec {
   std::map<std::string, std::vector<Recipe>> task_trials;
   HarnessSpec harness;
   std::filesystem::path file;  // where it was loaded from (empty for specs built in code)
+  // The line of each trial in the file (0: not from a file), for errors found later.
+  std::vector<int> trial_lines;
+  std::map<std::string, std::vector<int>> task_trial_lines;
 };
 
 // A spec file that cannot be used: names the file, the line and the field.
@@ -92,6 +96,14 @@ nlohmann::json spec_to_json(const OracleSpec& spec);
 
 // The trials a spec runs on `task`: its task_trials entry when it has one, else its trials.
 const std::vector<Recipe>& trials_for(const OracleSpec& spec, const std::string& task);
+
+// Checks that every trial of `spec` has a shape on every task of `corpus` it runs on (an odd shape
+// the task has, dims within the task's bounds, a preset the task defines). Throws SpecError naming
+// the spec's file, the trial's line and the task: a trial that cannot run would otherwise reject
+// every kernel, and count as a false kill of each (issue 21). `only_tasks`, when not empty: check
+// those tasks only (the command was limited to some kernels).
+void check_spec_for_corpus(const OracleSpec& spec, const corpus::Corpus& corpus,
+                           const std::vector<std::string>& only_tasks = {});
 
 // The comparator applied to every output (a count mismatch fails).
 CompareResult apply_comparator(const Comparator& c, const std::vector<at::Tensor>& out,

@@ -73,6 +73,16 @@ std::optional<corpus::LoadResult> load_for_audit(const char* command, AuditArgs&
       std::fprintf(stderr, "kaudit %s: no kernel '%s' in %s (ids are TASK/NAME)\n", command, id.c_str(), a.root.c_str());
       return std::nullopt;
     }
+  // A trial without a shape on some task (an odd shape it lacks, a negative dim) would reject
+  // every kernel there: a spec error, before any work.
+  try {
+    std::vector<std::string> tasks;  // of the --kernel ids, if any
+    for (const auto& id : a.options.only) tasks.push_back(id.substr(0, id.find('/')));
+    for (const auto& spec : a.options.oracles) oracle::check_spec_for_corpus(spec, loaded.corpus, tasks);
+  } catch (const oracle::SpecError& e) {
+    std::fprintf(stderr, "kaudit %s: %s\n", command, e.what());
+    return std::nullopt;
+  }
   // A suite made on another corpus names tasks this one lacks: its verdicts would silently cover
   // only the tasks the two share.
   for (const auto& spec : a.options.oracles)

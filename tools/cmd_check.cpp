@@ -67,6 +67,14 @@ int check_command(const std::vector<std::string>& args) {
   }
   corpus::LoadResult loaded = corpus::load_corpus(root);
   for (const auto& d : loaded.diagnostics) std::fprintf(stderr, "%s\n", d.to_string().c_str());
+  try {
+    std::vector<std::string> tasks;  // of the --kernel ids, if any
+    for (const auto& id : only) tasks.push_back(id.substr(0, id.find('/')));
+    for (const auto& spec : specs) oracle::check_spec_for_corpus(spec, loaded.corpus, tasks);
+  } catch (const oracle::SpecError& e) {
+    std::fprintf(stderr, "kaudit check: %s\n", e.what());
+    return 2;
+  }
   std::vector<const corpus::Kernel*> kernels;
   for (const auto& k : loaded.corpus.kernels)
     if (only.empty() || std::find(only.begin(), only.end(), k.id()) != only.end()) kernels.push_back(&k);

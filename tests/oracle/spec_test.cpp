@@ -185,3 +185,31 @@ TEST(OracleSpecs, ALongNameIsCheckedWithoutCrashing) {
   expect_error("{\n  \"name\": \"" + std::string(300000, 'a') + "A" + tail, 2, "name", "lower-case");
   expect_error("{\n  \"name\": \"-x" + tail, 2, "name", "lower-case");
 }
+
+// Issue 21: a trial with no shape on a task (an odd shape it lacks, a dim below its minimum) is a
+// spec error naming the task, not a rejection of every kernel counted as false kills.
+TEST(OracleSpecs, TrialsWithoutAShapeOnACorpusTaskAreSpecErrors) {
+  const auto loaded = kaudit::corpus::load_corpus(KAUDIT_FIXTURES_DIR "/corpus_good");
+  ASSERT_TRUE(loaded.diagnostics.empty());
+  const std::string head = std::string(kHead) + "  \"comparator\": {\"kind\": \"allclose\", \"rtol\": 0.1},\n";
+  const auto fails_with = [&](const std::string& trials, const std::string& words, std::vector<std::string> only = {}) {
+    const auto spec = parse_spec(head + "  \"trials\": [\n    {},\n    " + trials + "\n  ]\n}", "s.json");
+    try {
+      kaudit::oracle::check_spec_for_corpus(spec, loaded.corpus, only);
+      ADD_FAILURE() << "accepted: " << trials;
+    } catch (const SpecError& e) {
+      EXPECT_EQ(e.line(), 7) << e.what();  // the second trial's line
+      EXPECT_EQ(e.field(), "trials[1]") << e.what();
+      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+    }
+  };
+  fails_with("{\"preset\": \"odd:99\"}", "has only 2 odd shapes");
+  fails_with("{\"preset\": \"kernelbench\"}", "cannot run on task");  // not every task defines it
+  fails_with("{\"shape\": {\"B\": -5, \"D_in\": 4, \"D_out\": 2}}", "below its min", {"linear_relu"});
+  // The same trials pass where they fit: odd:1 everywhere, the shape on its own task only.
+  EXPECT_NO_THROW(kaudit::oracle::check_spec_for_corpus(
+      parse_spec(head + "  \"trials\": [{\"preset\": \"odd:1\"}]\n}", "s.json"), loaded.corpus));
+  EXPECT_NO_THROW(kaudit::oracle::check_spec_for_corpus(
+      parse_spec(head + "  \"trials\": [{\"shape\": {\"B\": 5, \"D_in\": 4, \"D_out\": 2}}]\n}", "s.json"),
+      loaded.corpus, {"linear_relu"}));
+}
