@@ -85,6 +85,14 @@ class Consts:
             return -v if isinstance(node.op, ast.USub) else v
         if isinstance(node, ast.BinOp):
             a, b = self.eval(node.left), self.eval(node.right)
+            # Bounded before computing: `10 ** 10 ** 9` or `1 << 10 ** 9` would take minutes and
+            # gigabytes; no shape or constant of a real problem comes near these (issue 21).
+            if isinstance(node.op, (ast.Pow, ast.LShift)) and isinstance(b, (int, float)) and abs(b) > 256:
+                raise ValueError("exponent or shift too large")
+            if isinstance(node.op, ast.Mult) and isinstance(a, (str, tuple)) != isinstance(b, (str, tuple)):
+                count = b if isinstance(a, (str, tuple)) else a
+                if isinstance(count, int) and count > 1_000_000:
+                    raise ValueError("repetition too large")
             ops = {ast.Add: lambda: a + b, ast.Sub: lambda: a - b, ast.Mult: lambda: a * b,
                    ast.FloorDiv: lambda: a // b, ast.Div: lambda: a / b, ast.Mod: lambda: a % b,
                    ast.Pow: lambda: a ** b, ast.LShift: lambda: a << b}
@@ -92,7 +100,10 @@ class Consts:
                 if isinstance(node.op, k):
                     if isinstance(node.op, ast.Mod) and isinstance(a, str):
                         return a % b
-                    return f()
+                    v = f()
+                    if isinstance(v, int) and not isinstance(v, bool) and abs(v) >= 1 << 63:
+                        raise ValueError("integer beyond 64 bits")
+                    return v
             raise ValueError("operator")
         if isinstance(node, ast.JoinedStr):  # f-string with constant fields
             out = []
@@ -876,9 +887,11 @@ def main():
     ap.add_argument("--task", default="")
     ap.add_argument("--task-json", default="", help="an existing task.json to bind against")
     a = ap.parse_args()
+    current = a.problem
     try:
         with open(a.problem, encoding="utf-8") as f:
             ptext = f.read()
+        current = a.solution
         with open(a.solution, encoding="utf-8") as f:
             stext = f.read()
         current = a.problem
@@ -906,6 +919,19 @@ def main():
     except OSError as e:
         out = {"ok": False, "file": e.filename or "", "line": 0, "column": 0, "construct": "file",
                "message": str(e.strerror), "fix": ""}
+    except UnicodeDecodeError as e:
+        with open(current, "rb") as f:
+            raw = f.read()
+        line = raw.count(b"\n", 0, e.start) + 1
+        column = e.start - (raw.rfind(b"\n", 0, e.start) + 1) + 1
+        out = {"ok": False, "file": current, "line": line, "column": column, "construct": "encoding",
+               "message": "not UTF-8 text: byte 0x%02x cannot be decoded" % raw[e.start],
+               "fix": "save the file as UTF-8"}
+    except (RecursionError, MemoryError, ValueError, KeyError, TypeError, ArithmeticError) as e:
+        # Anything the analysis did not foresee: one line naming the file, never a traceback.
+        out = {"ok": False, "file": current, "line": 0, "column": 0, "construct": "analysis",
+               "message": "cannot analyse this file (%s: %s)" % (type(e).__name__, str(e)[:200]),
+               "fix": "simplify the construct, or report the file to kaudit's maintainers"}
     json.dump(out, sys.stdout, indent=1, sort_keys=True)
     sys.stdout.write("\n")
     return 0

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -140,6 +141,38 @@ TEST(ImportKernelBench, CorpusNamesAndProblemMatching) {
   EXPECT_EQ(problem_of["95_CrossEntropyLoss.py"], "95_CrossEntropyLoss.py");
   ASSERT_EQ(plan.unmatched.size(), 1u);
   EXPECT_EQ(plan.unmatched[0].solution.filename(), "76_Linear_ReLU_module.py");
+}
+
+// Issue 21: the analyser (tools/import_kernelbench.py) answers bad files with one JSON error
+// naming the file and line, never a Python traceback, and bounds constant arithmetic: a problem
+// with `10 ** 10 ** 9` took minutes.
+TEST(ImportKernelBench, NonUtf8FilesAndHugeConstantsAreErrorsNotTracebacks) {
+  const fs::path dir = fs::path(KAUDIT_TEST_CACHE) / "import_bad_files";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "latin1.py") << "import torch\n# caf\xe9\nx = 1\n";
+  std::ofstream(dir / "pow.py") << "import torch\nN = 10 ** 10 ** 9\nM = 1 << 10 ** 9\nS = 'a' * 10 ** 12\n"
+                                   "class Model(torch.nn.Module):\n    def forward(self, x):\n        return torch.relu(x)\n"
+                                   "def get_inputs():\n    return [torch.randn(N, 16)]\ndef get_init_inputs():\n    return []\n";
+  const fs::path problem = kFixtures / "problems" / "19_ReLU.py", solution = kFixtures / "solutions" / "19_ReLU_basic.py";
+  const auto analyse = [&](const fs::path& sol, const fs::path& prob) {
+    const auto r = kaudit::run_process({"/usr/bin/python3", KAUDIT_IMPORT_SCRIPT, sol.string(), "--problem", prob.string()}, 60);
+    EXPECT_FALSE(r.timed_out);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.err.find("Traceback"), std::string::npos) << r.err;
+    return json::parse(r.out);
+  };
+  for (const auto& j : {analyse(dir / "latin1.py", problem), analyse(solution, dir / "latin1.py")}) {
+    EXPECT_FALSE(j["ok"].get<bool>());
+    EXPECT_EQ(fs::path(j["file"].get<std::string>()).filename(), "latin1.py") << j;
+    EXPECT_EQ(j["line"], 2) << j;
+    EXPECT_EQ(j["construct"], "encoding") << j;
+    EXPECT_NE(j["message"].get<std::string>().find("0xe9"), std::string::npos) << j;
+  }
+  const json p = analyse(solution, dir / "pow.py");
+  EXPECT_FALSE(p["ok"].get<bool>());
+  EXPECT_EQ(fs::path(p["file"].get<std::string>()).filename(), "pow.py") << p;
+  fs::remove_all(dir);
 }
 
 }  // namespace
