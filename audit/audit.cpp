@@ -243,7 +243,7 @@ KernelBuild build_mutants(const cpu::CpuCompiler& compiler, const corpus::Kernel
   }
   cpu::SchemaPlan plan;
   if (options.schemata) {
-    plan = cpu::build_schemata(compiler, kernel.source, kernel.cu_path.string(), kernel.entry, edits);
+    plan = cpu::build_schemata(compiler, kernel.source, kernel.file, kernel.entry, edits);
   } else {
     for (std::size_t i = 0; i < edits.size(); ++i) plan.standalone.push_back(i);
   }
@@ -256,7 +256,7 @@ KernelBuild build_mutants(const cpu::CpuCompiler& compiler, const corpus::Kernel
   work_queue(plan.standalone.size(), jobs_of(options), [&](const auto& next) {
     for (std::size_t n = 0; next(n);) {
       const std::size_t i = plan.standalone[n];
-      const auto built = compiler.build(records[i]->mutant.source, kernel.cu_path.string(), kernel.entry);
+      const auto built = compiler.build(records[i]->mutant.source, kernel.file, kernel.entry);
       if (built.ok) b.library[i] = built.library;
       else b.failure[i] = "does not build for the CPU backend: " + built.diagnostics.substr(0, 300);
     }
@@ -279,7 +279,7 @@ std::vector<Member> correct_set_of(const std::vector<const corpus::Kernel*>& ker
   for (const auto* k : kernels) out.push_back({k->id(), k, k->source, false});
   for (const auto* k : kernels) {
     try {
-      for (auto& v : mutators::neutral_variants({k->id(), k->cu_path.string(), k->source}))
+      for (auto& v : mutators::neutral_variants({k->id(), k->file, k->source}))
         out.push_back({v.id, k, std::move(v.source), true});
     } catch (const mutators::ParseError& e) {
       say(k->id() + ": no neutral variants (" + std::string(e.what()).substr(0, 200) + ")");
@@ -354,7 +354,7 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
     if (!options.only.empty() && std::find(options.only.begin(), options.only.end(), k.id()) == options.only.end())
       continue;
     kernels.push_back(&k);
-    sources.push_back({k.id(), fs::relative(k.cu_path, corpus.root.parent_path()).generic_string(), k.source});
+    sources.push_back({k.id(), k.file, k.source});
   }
   const mutators::NvrtcCompiler nvrtc(options.cache_dir);
   mutators::PipelineOptions popts;
@@ -482,7 +482,7 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
       member_builds.resize(correct.size());
       work_queue(correct.size(), jobs_of(options), [&](const auto& next) {
         for (std::size_t m = 0; next(m);)
-          member_builds[m] = cpu_compiler.build(correct[m].source, correct[m].kernel->cu_path.string(), correct[m].kernel->entry);
+          member_builds[m] = cpu_compiler.build(correct[m].source, correct[m].kernel->file, correct[m].kernel->entry);
       });
     };
     std::vector<bool> cached_legal;
@@ -812,7 +812,7 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
         for (std::size_t i = 0; i < b.library.size(); ++i)
           if (b.switch_value[i] != 0 && !b.library[i].empty()) schemata.insert(b.library[i]);
         if (schemata.empty()) continue;
-        const auto original = cpu_compiler.build(k->source, k->cu_path.string(), k->entry);
+        const auto original = cpu_compiler.build(k->source, k->file, k->entry);
         if (!original.ok) continue;  // the gate built it; nothing to compare against here
         checks.push_back({k, original.library, true, {}});
         for (const auto& lib : schemata) checks.push_back({k, lib, false, {}});
@@ -850,7 +850,7 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
         work_queue(moved.size(), jobs_of(options), [&](const auto& next) {
           for (std::size_t n = 0; next(n);) {
             const std::size_t i = moved[n];
-            const auto built = cpu_compiler.build(records[i]->mutant.source, c.kernel->cu_path.string(), c.kernel->entry);
+            const auto built = cpu_compiler.build(records[i]->mutant.source, c.kernel->file, c.kernel->entry);
             b.library[i] = built.ok ? built.library : fs::path();
             b.switch_value[i] = 0;
             b.failure[i] = built.ok ? "" : "does not build for the CPU backend: " + built.diagnostics.substr(0, 300);

@@ -43,7 +43,7 @@ const kaudit::corpus::Corpus& corpus() {
 
 std::vector<kaudit::mutators::KernelSourceInfo> sources() {
   std::vector<kaudit::mutators::KernelSourceInfo> out;
-  for (const auto& k : corpus().kernels) out.push_back({k.id(), k.cu_path.string(), k.source});
+  for (const auto& k : corpus().kernels) out.push_back({k.id(), k.file, k.source});
   return out;
 }
 
@@ -124,7 +124,7 @@ void BM_SchemaBuild(benchmark::State& state, const std::string& id) {
   }
   const auto& k = *found;
   const auto mutants = kaudit::mutators::generate_mutants(
-      kaudit::mutators::KernelSourceInfo{k.id(), k.cu_path.string(), k.source});
+      kaudit::mutators::KernelSourceInfo{k.id(), k.file, k.source});
   std::vector<kaudit::cpu::SchemaEdit> edits;
   for (const auto& m : mutants) {
     auto e = kaudit::mutators::switchable_edit(k.source, m.site);  // as the audit builds them
@@ -136,9 +136,9 @@ void BM_SchemaBuild(benchmark::State& state, const std::string& id) {
     const kaudit::cpu::CpuCompiler compiler(cache);
     // The precompiled prelude is made once per cache (one audit shares it over every kernel): make
     // it before the clock starts, with a build of the unmutated kernel that the schemata never reuse.
-    compiler.build(k.source + "\n// warm-up\n", k.cu_path.string(), k.entry);
+    compiler.build(k.source + "\n// warm-up\n", k.file, k.entry);
     const auto t0 = std::chrono::steady_clock::now();
-    const auto plan = kaudit::cpu::build_schemata(compiler, k.source, k.cu_path.string(), k.entry, edits);
+    const auto plan = kaudit::cpu::build_schemata(compiler, k.source, k.file, k.entry, edits);
     state.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     standalone = plan.standalone.size();
     schemata = plan.schemata.size();

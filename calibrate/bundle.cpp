@@ -109,7 +109,7 @@ BundleSummary write_gpu_bundle(const corpus::Corpus& corpus, const std::vector<o
   for (const auto& k : corpus.kernels) {
     if (!ids_by_kernel.count(k.id())) continue;
     kernel_of[k.id()] = &k;
-    sources.push_back({k.id(), fs::relative(k.cu_path, corpus.root.parent_path()).generic_string(), k.source});
+    sources.push_back({k.id(), k.file, k.source});
   }
   const mutators::NvrtcCompiler nvrtc(options.cache_dir);
   const auto pipeline = mutators::run_mutation_pipeline(sources, nvrtc, {});
@@ -118,7 +118,7 @@ BundleSummary write_gpu_bundle(const corpus::Corpus& corpus, const std::vector<o
   std::map<std::string, std::pair<std::string, int>> build_of;  // mutant id -> (lib, switch)
   const auto add_build = [&](const std::string& text, const corpus::Kernel& k, const std::string& what) {
     const std::string lib = "kaudit_" + kaudit::sha256_hex(text + k.entry).substr(0, 16);
-    const std::string file = fs::relative(k.cu_path, corpus.root.parent_path()).generic_string();
+    const std::string file = k.file;
     write_text(options.out / "builds" / (lib + ".cu"), gpu_source(text, file, k.entry, lib, what));
     builds.push_back({{"lib", lib}, {"file", "builds/" + lib + ".cu"}, {"kernel", k.id()}, {"what", what}});
     ++summary.builds;
@@ -140,7 +140,7 @@ BundleSummary write_gpu_bundle(const corpus::Corpus& corpus, const std::vector<o
       auto e = mutators::switchable_edit(k.source, r->mutant.site);
       edits.push_back({e.begin, e.end, std::move(e.replacement)});
     }
-    const cpu::SchemaPlan plan = cpu::build_schemata(compiler, k.source, k.cu_path.string(), k.entry, edits);
+    const cpu::SchemaPlan plan = cpu::build_schemata(compiler, k.source, k.file, k.entry, edits);
     for (const auto& s : plan.schemata) {
       const std::string lib = add_build(schema_body(s.source), k, "schema of " + kid);
       ++summary.schemata;

@@ -631,6 +631,7 @@ std::optional<Kernel> load_kernel(const fs::path& json_path, const Task& task,
   k.name = json_path.stem().string();
   k.json_path = json_path;
   k.cu_path = fs::path(json_path).replace_extension(".cu");
+  k.file = k.cu_path.generic_string();
 
   auto text = read_file(json_path);
   if (!text) {
@@ -780,6 +781,10 @@ LoadResult load_corpus(const fs::path& root, const LoadOptions& options) {
   }
 
   const fs::path kernels_dir = root / "kernels";
+  // The corpus folder's own name, from its canonical path ("." or "corpus/" name the same folder).
+  std::error_code name_error;
+  fs::path corpus_name = fs::weakly_canonical(fs::absolute(root), name_error).filename();
+  if (corpus_name.empty()) corpus_name = "corpus";
   if (fs::is_directory(kernels_dir)) {
     for (const auto& dir : sorted_entries(kernels_dir, diags)) {
       if (!fs::is_directory(dir)) continue;
@@ -807,6 +812,7 @@ LoadResult load_corpus(const fs::path& root, const LoadOptions& options) {
           continue;
         }
         if (auto k = load_kernel(jp, *task, diags)) {
+          k->file = (corpus_name / "kernels" / k->task / (k->name + ".cu")).generic_string();
           if (k->unverified.empty() || options.include_unverified)
             r.corpus.kernels.push_back(std::move(*k));
           else

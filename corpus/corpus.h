@@ -104,6 +104,11 @@ struct Kernel {
   std::string name;
   std::filesystem::path cu_path;
   std::filesystem::path json_path;
+  // The source's name in diagnostics, sites, mutants.jsonl and build cache keys:
+  // "<corpus folder's name>/kernels/<task>/<name>.cu", the same however the corpus path was
+  // spelled ("corpus", "./corpus/", an absolute path). Set by load_corpus; load_kernel alone
+  // leaves the .cu path as given.
+  std::string file;
   std::string source;  // the .cu text
   std::string entry;   // host wrapper function name
   std::vector<KernelArg> args;

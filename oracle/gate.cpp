@@ -63,14 +63,14 @@ std::vector<cpu::CpuBuild> build_kernels(const std::vector<const corpus::Kernel*
   if (cuda) {
     const cuda::CudaCompiler compiler(cache_dir, cuda::probe_gpu().arch());
     parallel::for_each_index(0, kernels.size(), [&](std::size_t i) {
-      const cuda::CudaBuild b = compiler.build(kernels[i]->source, kernels[i]->cu_path.string(), kernels[i]->entry);
+      const cuda::CudaBuild b = compiler.build(kernels[i]->source, kernels[i]->file, kernels[i]->entry);
       builds[i] = {b.ok, b.library, b.diagnostics, b.cache_hit, b.seconds};
     });
     return builds;
   }
   cpu::CpuCompiler compiler(cache_dir);
   parallel::for_each_index(0, kernels.size(), [&](std::size_t i) {
-    builds[i] = compiler.build(kernels[i]->source, kernels[i]->cu_path.string(), kernels[i]->entry);
+    builds[i] = compiler.build(kernels[i]->source, kernels[i]->file, kernels[i]->entry);
   });
   return builds;
 }

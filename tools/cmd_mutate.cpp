@@ -67,7 +67,7 @@ std::vector<mutators::KernelSourceInfo> load_kernels(const std::filesystem::path
   }
   for (const auto& k : loaded.corpus.kernels) {
     if (!wanted.empty() && !wanted.count(k.id())) continue;
-    out.push_back({k.id(), fs::relative(k.cu_path, root.parent_path()).generic_string(), k.source});
+    out.push_back({k.id(), k.file, k.source});
   }
   return out;
 }

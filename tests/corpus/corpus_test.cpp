@@ -481,3 +481,22 @@ TEST(CorpusLoader, LongEntryNamesAndWhiteSpaceDoNotCrash) {
   EXPECT_NE(diags[0].message.find("not found"), std::string::npos);
   fs::remove_all(dir);
 }
+
+// Issue 21: a kernel's file name (diagnostics, mutants.jsonl, build cache keys) does not depend on
+// how the corpus path was spelled.
+TEST(CorpusLoader, KernelFileNamesDoNotDependOnThePathSpelling) {
+  const fs::path good = fs::path(KAUDIT_FIXTURES_DIR) / "corpus_good";
+  const fs::path cwd = fs::current_path();
+  std::vector<std::vector<std::string>> names;
+  for (const fs::path& spelling : {good, good / "", good / "tasks" / "..", fs::path(".")}) {
+    if (spelling == ".") fs::current_path(good);
+    const auto loaded = load_corpus(spelling);
+    fs::current_path(cwd);
+    std::vector<std::string> files;
+    for (const auto& k : loaded.corpus.kernels) files.push_back(k.file);
+    names.push_back(files);
+  }
+  ASSERT_FALSE(names[0].empty());
+  EXPECT_EQ(names[0][0].rfind("corpus_good/kernels/", 0), 0u) << names[0][0];
+  for (const auto& n : names) EXPECT_EQ(n, names[0]);
+}
