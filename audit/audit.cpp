@@ -501,7 +501,7 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
         pool[p].legal = cached_legal[p];
         pool[p].note = cached_note[p];
       }
-      tp.correct_set = std::move(cached_set);
+      tp.correct_set.insert(tp.correct_set.end(), cached_set.begin(), cached_set.end());
     } else {
       say("legality: " + task.name + " (" + std::to_string(correct.size()) + " correct kernels and neutral variants x " +
           std::to_string(pool.size()) + " inputs)");
@@ -785,8 +785,9 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
       return e.is_object() && (!e.contains("ow") || e["ow"].is_number_integer()) &&
              (!e.contains("owc") || e["owc"].is_string());
     };
-    const auto fits_verdict = [](const json& e) {
-      return e.is_object() && (!e.contains("k") || e["k"].is_boolean()) && (!e.contains("c") || e["c"].is_string());
+    const auto fits_verdict = [](const json& e) {  // null: cached as "no verdict" (not witnessed, or not run)
+      return e.is_null() ||
+             (e.is_object() && (!e.contains("k") || e["k"].is_boolean()) && (!e.contains("c") || e["c"].is_string()));
     };
     std::map<std::string, KernelCache> kernel_cache;
     std::map<std::string, KernelBuild> builds;

@@ -12,6 +12,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev                 # tests and benchmarks
   libboost-context-dev                                       # fibers for barrier/warp emulation
   libseccomp-dev                                             # the sandbox's system-call filter
+  libclang-rt-19-dev                                         # libFuzzer for the loaders' harnesses (tools/fuzz.sh)
 )
 
 missing=()

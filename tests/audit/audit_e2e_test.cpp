@@ -369,6 +369,16 @@ TEST(AuditCommand, CachedRecordsOfAnotherShapeAreRecomputed) {
                                          "kernelbench-v0.1", "--cache", cache.string(), "--out", out.string(), "--json"};
   const auto first = kaudit::run_process(args, 1200);
   ASSERT_EQ(first.exit_code, 0) << first.err;
+  // A re-run on the intact cache says nothing about damage (valid records, null verdicts
+  // included, are all used).
+  const auto intact = kaudit::run_process(args, 1200);
+  ASSERT_EQ(intact.exit_code, 0) << intact.err;
+  EXPECT_EQ(intact.err.find("damaged cache entry"), std::string::npos) << intact.err;
+  const auto read_text = [](const fs::path& p) {
+    std::ifstream in(p);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  const std::string pools_before = read_text(out / "pools.json"), matrix_before = read_text(out / "kill-matrix.jsonl");
   std::size_t reshaped = 0;
   for (const auto& e : fs::directory_iterator(cache / "audit")) {
     if (e.path().extension() != ".json") continue;
@@ -392,6 +402,8 @@ TEST(AuditCommand, CachedRecordsOfAnotherShapeAreRecomputed) {
   for (auto* s : {&s1, &s2})
     for (const char* volatile_field : {"seconds", "runs", "stage_seconds", "cached_kernels"}) s->erase(volatile_field);
   EXPECT_EQ(s1, s2);
+  EXPECT_EQ(read_text(out / "pools.json"), pools_before);  // the correct set and legality too
+  EXPECT_EQ(read_text(out / "kill-matrix.jsonl"), matrix_before);
   fs::remove_all(base);
 }
 
