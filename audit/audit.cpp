@@ -197,6 +197,16 @@ bool decode_cached(const fs::path& dir, const std::string& key, const json& j, D
     return false;
   }
 }
+// The false kills cached under `key`, into `fks`; false (and `fks` empty) when there are none to use.
+bool cached_false_kills(const fs::path& dir, const std::string& key, const std::string& oracle, const std::string& task,
+                        std::vector<FalseKill>& fks) {
+  const auto cached = cache_read(dir, key);
+  const bool used = cached && decode_cached(dir, key, *cached, [&](const json& c) {
+    for (const auto& f : c.at("false_kills")) fks.push_back({oracle, f.at("member"), task, f.at("trial"), f.at("detail")});
+  });
+  if (!used) fks.clear();
+  return used;
+}
 void cache_write(const fs::path& dir, const std::string& key, const json& j) {
   cache::write_record(dir / (key + ".json"), j.dump());  // a cache that cannot be written only costs time
 }
@@ -599,13 +609,7 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
       for (const auto& cm : tp.correct_set) parts.push_back(cm.id + (cm.admitted ? "+" : "-"));
       const std::string key = cache_key(context, parts);
       std::vector<FalseKill> fks;
-      const auto cached = cache_read(audit_cache, key);
-      const bool from_cache = cached && decode_cached(audit_cache, key, *cached, [&](const json& c) {
-        for (const auto& f : c.at("false_kills"))
-          fks.push_back({spec.name, f.at("member"), task.name, f.at("trial"), f.at("detail")});
-      });
-      if (!from_cache) {
-        fks.clear();
+      if (!cached_false_kills(audit_cache, key, spec.name, task.name, fks)) {
         const auto& trials = oracle_trials[o];
         for (const auto& [p, trial] : trials) {
           if (!pool[p].usable) continue;
@@ -667,13 +671,7 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
       for (const auto& cm : tp.correct_set) parts.push_back(cm.id + (cm.admitted ? "+" : "-"));
       const std::string key = cache_key(context, parts);
       std::vector<FalseKill> fks;
-      const auto cached = cache_read(audit_cache, key);
-      const bool from_cache = cached && decode_cached(audit_cache, key, *cached, [&](const json& c) {
-        for (const auto& f : c.at("false_kills"))
-          fks.push_back({spec.name, f.at("member"), task.name, f.at("trial"), f.at("detail")});
-      });
-      if (!from_cache) {
-        fks.clear();
+      if (!cached_false_kills(audit_cache, key, spec.name, task.name, fks)) {
         std::vector<std::pair<std::size_t, std::string>> trials;
         for (const auto& t : oracle_trials[o])
           if (pool[t.first].usable) trials.push_back(t);

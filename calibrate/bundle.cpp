@@ -1,5 +1,7 @@
 #include "calibrate/bundle.h"
 
+#include "runtime/cuda/build.h"
+
 #include <ATen/ATen.h>
 
 #include <algorithm>
@@ -43,24 +45,6 @@ json put_tensor(const fs::path& out, const at::Tensor& t) {
   const fs::path file = out / "tensors" / name;
   if (!fs::exists(file)) write_text(file, bytes);
   return {{"file", "tensors/" + name}, {"dtype", std::string(c.dtype().name())}, {"shape", c.sizes().vec()}};
-}
-
-// The nvcc source of one build: the kernel text (a schema or a mutant), its switch as a
-// __device__ variable in device code and a host variable in host code, and the entry registered
-// as the torch operator <lib>::entry.
-std::string gpu_source(const std::string& kernel_text, const std::string& file, const std::string& entry,
-                       const std::string& lib, const std::string& what) {
-  std::ostringstream os;
-  os << "// kaudit GPU build: " << what << " (tools/gpu/calibrate.py builds it with nvcc)\n"
-     << "#include <cuda_runtime.h>\n"
-     << "__device__ int kaudit_active_mutant_d = 0;\n"
-     << "static int kaudit_active_mutant_h = 0;\n"
-     << "#ifdef __CUDA_ARCH__\n#define kaudit_active_mutant kaudit_active_mutant_d\n#else\n"
-     << "#define kaudit_active_mutant kaudit_active_mutant_h\n#endif\n"
-     << "#line 1 \"" << file << "\"\n"
-     << kernel_text << "\n#line 1 \"<kaudit gpu entry>\"\n#include \"kaudit_gpu_entry.h\"\n"
-     << "KAUDIT_GPU_ENTRY(" << entry << ", " << lib << ")\n";
-  return os.str();
 }
 
 // The CPU schema text without its switch declaration (runtime/cpu/schema.cpp puts it before a
@@ -119,7 +103,7 @@ BundleSummary write_gpu_bundle(const corpus::Corpus& corpus, const std::vector<o
   const auto add_build = [&](const std::string& text, const corpus::Kernel& k, const std::string& what) {
     const std::string lib = "kaudit_" + kaudit::sha256_hex(text + k.entry).substr(0, 16);
     const std::string file = k.file;
-    write_text(options.out / "builds" / (lib + ".cu"), gpu_source(text, file, k.entry, lib, what));
+    write_text(options.out / "builds" / (lib + ".cu"), cuda::gpu_source(text, file, k.entry, lib, std::string(what) + " (tools/gpu/calibrate.py builds it with nvcc)"));
     builds.push_back({{"lib", lib}, {"file", "builds/" + lib + ".cu"}, {"kernel", k.id()}, {"what", what}});
     ++summary.builds;
     return lib;

@@ -59,7 +59,9 @@ int probe_landlock_abi() {
 // handles every right the ABI knows and grants none. Descriptors the process already holds (its
 // pipes, the kernel library's sealed memfd, which dlopen reaches through /proc/self/fd) are not
 // paths under any rule and stay usable.
-std::string apply_landlock(int abi) {
+// A ruleset handling every file-system right, TCP (ABI 4) and the scopes (ABI 6) the ABI knows;
+// its descriptor, or -1 with errno set.
+long create_ruleset(int abi) {
   LandlockRulesetAttr attr{};
   attr.handled_access_fs = landlock_fs_rights(abi);
   std::size_t size = sizeof(std::uint64_t);
@@ -71,7 +73,11 @@ std::string apply_landlock(int abi) {
     attr.scoped = kScopeAbstractUnixSocket | kScopeSignal;
     size = sizeof attr;
   }
-  const long ruleset = syscall(SYS_landlock_create_ruleset, &attr, size, 0);
+  return syscall(SYS_landlock_create_ruleset, &attr, size, 0);
+}
+
+std::string apply_landlock(int abi) {
+  const long ruleset = create_ruleset(abi);
   if (ruleset < 0) return std::string("landlock_create_ruleset: ") + std::strerror(errno);
   const long rc = syscall(SYS_landlock_restrict_self, ruleset, 0);
   const int saved = errno;
@@ -100,18 +106,7 @@ std::string add_path_rule(long ruleset, const char* path, std::uint64_t rights) 
 }
 
 std::string apply_gpu_landlock(int abi) {
-  LandlockRulesetAttr attr{};
-  attr.handled_access_fs = landlock_fs_rights(abi);
-  std::size_t size = sizeof(std::uint64_t);
-  if (abi >= 4) {
-    attr.handled_access_net = kNetBindTcp | kNetConnectTcp;
-    size = 2 * sizeof(std::uint64_t);
-  }
-  if (abi >= 6) {
-    attr.scoped = kScopeAbstractUnixSocket | kScopeSignal;
-    size = sizeof attr;
-  }
-  const long ruleset = syscall(SYS_landlock_create_ruleset, &attr, size, 0);
+  const long ruleset = create_ruleset(abi);
   if (ruleset < 0) return std::string("landlock_create_ruleset: ") + std::strerror(errno);
   // Every file-system right under / for now. Measured on the H200 (Firecracker, Linux 6.18, driver
   // 580, 2026-12-02): with reading and executing under /, and reading, writing and device ioctls
