@@ -13,13 +13,12 @@ cmake -S . -B "$build" -G Ninja -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS="$flags" -DKAUDIT_BUILD_TESTS=OFF \
   -DKAUDIT_BUILD_BENCHMARKS=OFF -DKAUDIT_BUILD_FUZZERS=ON -DKAUDIT_WITH_CLANG=OFF > "$build.configure.log" ||
   { cat "$build.configure.log"; exit 1; }
-# Not spec_fuzz yet: the spec parser's library includes ATen, and Debian's libtorch 1.13 headers do
-# not compile with clang 19 (ATen/core/List_inl.h: an incomplete c10::IValue).
-harnesses=(task binding record)
+harnesses=(spec task binding record)
 cmake --build "$build" --target "${harnesses[@]/%/_fuzz}" -- -j"${KAUDIT_JOBS:-2}"
 seeds="$build/seeds"
 rm -rf "$seeds"
-mkdir -p "$seeds"/{task,binding,record} "$build/findings"
+mkdir -p "$seeds"/{spec,task,binding,record} "$build/findings"
+cp suites/*.json "$seeds/spec/"
 for t in corpus/tasks/*/task.json; do cp "$t" "$seeds/task/$(basename "$(dirname "$t")").json"; done
 for k in corpus/kernels/*/*.json; do cp "$k" "$seeds/binding/$(basename "$k")"; done
 printf 'kaudit-sha256 %s\n{"false_kills":[]}' "$(printf '{"false_kills":[]}' | sha256sum | cut -c1-64)" > "$seeds/record/good"
