@@ -48,8 +48,20 @@ RunSide side_from_directory(const fs::path& dir, const std::string& oracle_in, c
   } catch (const std::exception& e) {
     throw std::runtime_error(summary_path.string() + ": not JSON (" + e.what() + ")");
   }
+  // The file says what it holds; a value of another type than the audit writes (a number for
+  // "oracles", a string for a verdict) is an error naming the file, not an exception out of diff.
+  const auto fail = [](const fs::path& path, int line, const std::string& what) {
+    return std::runtime_error(path.string() + (line ? ":" + std::to_string(line) : std::string()) + ": " + what +
+                              " (is it a `kaudit audit --out` folder of this kaudit?)");
+  };
+  if (!summary.is_object() || !summary.contains("oracles") || !summary["oracles"].is_array())
+    throw fail(summary_path, 0, "no \"oracles\" list");
+  for (const auto& o : summary["oracles"])
+    if (!o.is_object() || !o.contains("oracle") || !o["oracle"].is_string() ||
+        (o.contains("false_kill_list") && !o["false_kill_list"].is_array()))
+      throw fail(summary_path, 0, "an entry of \"oracles\" without an \"oracle\" name or with a malformed false_kill_list");
   std::vector<std::string> names;
-  for (const auto& o : summary.value("oracles", json::array())) names.push_back(o.value("oracle", ""));
+  for (const auto& o : summary["oracles"]) names.push_back(o["oracle"].get<std::string>());
   std::string oracle = oracle_in;
   if (oracle.empty()) {
     if (names.size() != 1) {
@@ -64,8 +76,12 @@ RunSide side_from_directory(const fs::path& dir, const std::string& oracle_in, c
                                [&](const json& o) { return o.value("oracle", "") == oracle; });
   if (so == summary["oracles"].end()) throw std::runtime_error(summary_path.string() + ": no oracle '" + oracle + "' in this audit");
   RunSide side{label, oracle, {}, {}};
-  for (const auto& f : so->value("false_kill_list", json::array()))
-    side.false_kills.push_back({oracle, f.value("member", ""), f.value("task", ""), f.value("trial", ""), f.value("detail", "")});
+  try {
+    for (const auto& f : so->value("false_kill_list", json::array()))
+      side.false_kills.push_back({oracle, f.value("member", ""), f.value("task", ""), f.value("trial", ""), f.value("detail", "")});
+  } catch (const json::exception& e) {
+    throw fail(summary_path, 0, std::string("a malformed false kill (") + e.what() + ")");
+  }
   std::ifstream matrix_in(matrix_path);
   if (!matrix_in) throw std::runtime_error(matrix_path.string() + ": missing");
   int line_no = 0;
@@ -77,13 +93,18 @@ RunSide side_from_directory(const fs::path& dir, const std::string& oracle_in, c
     } catch (const std::exception& e) {
       throw std::runtime_error(matrix_path.string() + ":" + std::to_string(line_no) + ": not JSON (" + e.what() + ")");
     }
-    if (!m.value("ran", false)) continue;
-    const auto family = mutators::family_from_name(m.value("family", ""));
-    if (!family) throw std::runtime_error(matrix_path.string() + ":" + std::to_string(line_no) + ": unknown family");
-    if (!m.contains("killed_by") || !m["killed_by"].contains(oracle))
-      throw std::runtime_error(matrix_path.string() + ":" + std::to_string(line_no) + ": no verdict of '" + oracle + "'");
-    side.mutants[m.value("id", "")] = {m.value("kernel", ""), m.value("rule", ""), *family, m.value("witnessed", false),
-                                       m["killed_by"][oracle].get<bool>()};
+    try {
+      if (!m.is_object()) throw fail(matrix_path, line_no, "not a JSON object");
+      if (!m.value("ran", false)) continue;
+      const auto family = mutators::family_from_name(m.value("family", ""));
+      if (!family) throw fail(matrix_path, line_no, "unknown family");
+      if (!m.contains("killed_by") || !m["killed_by"].is_object() || !m["killed_by"].contains(oracle))
+        throw fail(matrix_path, line_no, "no verdict of '" + oracle + "'");
+      side.mutants[m.value("id", "")] = {m.value("kernel", ""), m.value("rule", ""), *family, m.value("witnessed", false),
+                                         m["killed_by"][oracle].get<bool>()};
+    } catch (const json::exception& e) {
+      throw fail(matrix_path, line_no, std::string("a field of another type than the audit writes (") + e.what() + ")");
+    }
   }
   return side;
 }

@@ -108,4 +108,41 @@ TEST(Diff, ReadsAnAuditFolder) {
   std::filesystem::remove_all(dir);
 }
 
+// Issue 21: folders whose files hold values of other types than an audit writes are errors naming
+// the file (and line), never an exception out of the reader.
+TEST(Diff, MalformedAuditFoldersAreErrorsNamingTheFile) {
+  const auto dir = std::filesystem::temp_directory_path() / ("kaudit_diff_bad_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string good_summary = R"({"oracles": [{"oracle": "o1", "false_kill_list": []}]})";
+  const std::string good_line =
+      R"({"id": "m1", "kernel": "t/k", "rule": "r", "family": "boundary", "ran": true, "witnessed": true, "killed_by": {"o1": true}})";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"5", good_line},
+      {R"({"oracles": 5})", good_line},
+      {R"({"oracles": [5]})", good_line},
+      {R"({"oracles": [{"oracle": 7}]})", good_line},
+      {R"({"oracles": [{"oracle": "o1", "false_kill_list": [3]}]})", good_line},
+      {good_summary, "5"},
+      {good_summary, R"({"ran": "yes"})"},
+      {good_summary, R"({"ran": true, "family": "boundary", "killed_by": []})"},
+      {good_summary, R"({"ran": true, "family": "boundary", "killed_by": {"o1": "killed"}})"},
+      {good_summary, R"({"ran": true, "family": 3, "killed_by": {"o1": true}})"},
+  };
+  for (const auto& [summary, line] : cases) {
+    std::ofstream(dir / "summary.json", std::ios::trunc) << summary;
+    std::ofstream(dir / "kill-matrix.jsonl", std::ios::trunc) << line << "\n";
+    try {
+      regress::side_from_directory(dir, "o1", "dir");
+      ADD_FAILURE() << "accepted: " << summary << " / " << line;
+    } catch (const std::runtime_error& e) {
+      const std::string what = e.what();
+      EXPECT_TRUE(what.find("summary.json") != std::string::npos || what.find("kill-matrix.jsonl:1") != std::string::npos)
+          << what;
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "not a runtime_error for " << summary << " / " << line << ": " << e.what();
+    }
+  }
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
