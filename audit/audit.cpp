@@ -14,6 +14,7 @@
 
 #include <unistd.h>
 
+#include "audit/backend.h"
 #include "common/cache.h"
 #include "common/sha256.h"
 #include "oracle/gate.h"
@@ -129,13 +130,8 @@ unsigned jobs_of(const AuditOptions& options) {
 // machine is, and a run over budget costs a fork, not a new worker.
 class RunnerPool {
  public:
-  explicit RunnerPool(const AuditOptions& options) {
-    runtime::WorkerLimits limits;
-    limits.timeout_seconds = options.timeout_seconds;
-    limits.cpu_time = true;
-    limits.memcheck = true;  // out-of-bounds accesses become their own outcome
-    limits.threads = 1;      // parallelism comes from the workers
-    limits.thread_budget = options.thread_budget;
+  RunnerPool(const AuditOptions& options, const Backend& backend) {
+    const runtime::WorkerLimits limits = backend.worker_limits(options, jobs_of(options));
     for (unsigned j = 0; j < jobs_of(options); ++j)
       runners_.push_back(std::make_unique<runtime::IsolatedRunner>(options.worker_exe, limits));
   }
@@ -147,6 +143,15 @@ class RunnerPool {
       runtime::IsolatedRunner& runner = *runners_[slot++];
       for (std::size_t i = 0; next(i);) fn(runner, i);
     });
+  }
+  // Workers started so far, and the seconds spent waiting for them.
+  std::pair<int, double> starts() const {
+    std::pair<int, double> s{0, 0.0};
+    for (const auto& r : runners_) {
+      s.first += r->starts();
+      s.second += r->start_seconds();
+    }
+    return s;
   }
 
  private:
@@ -213,7 +218,7 @@ void cache_write(const fs::path& dir, const std::string& key, const json& j) {
 
 // What every cached result depends on besides the kernel: the pool, the witness comparator, the
 // limits and the CPU toolchain. Not the oracles: verdicts and false kills are cached per oracle.
-std::string context_digest(const std::vector<PoolInput>& pool, const AuditOptions& o, const cpu::CpuCompiler& cpu) {
+std::string context_digest(const std::vector<PoolInput>& pool, const AuditOptions& o, const Backend& backend) {
   kaudit::Sha256 h;
   const auto field = [&](const std::string& s) { h.update(std::to_string(s.size()) + ":" + s + "\n"); };
   field(kCacheVersion);
@@ -221,7 +226,7 @@ std::string context_digest(const std::vector<PoolInput>& pool, const AuditOption
   field(json{{"kind", oracle::comparator_name(o.witness.kind)}, {"rtol", o.witness.rtol}, {"atol", o.witness.atol}}.dump());
   field(std::to_string(o.timeout_seconds));
   field(std::to_string(o.thread_budget));
-  field(cpu.identity());  // a different CPU prelude or compiler may change outcomes
+  field(backend.identity());  // another backend, CPU prelude or compiler may change outcomes
   return h.hex_digest();
 }
 
@@ -240,7 +245,12 @@ struct KernelBuild {
   std::vector<std::string> failure;
 };
 
-KernelBuild build_mutants(const cpu::CpuCompiler& compiler, const corpus::Kernel& kernel,
+std::string does_not_build(const Backend& backend, const cpu::CpuBuild& built) {
+  return std::string("does not build for the ") + (backend.cuda() ? "CUDA" : "CPU") + " backend: " +
+         built.diagnostics.substr(0, 300);
+}
+
+KernelBuild build_mutants(const Backend& backend, const corpus::Kernel& kernel,
                           const std::vector<const mutators::MutantRecord*>& records, const AuditOptions& options) {
   KernelBuild b;
   b.library.resize(records.size());
@@ -253,7 +263,7 @@ KernelBuild build_mutants(const cpu::CpuCompiler& compiler, const corpus::Kernel
   }
   cpu::SchemaPlan plan;
   if (options.schemata) {
-    plan = cpu::build_schemata(compiler, kernel.source, kernel.file, kernel.entry, edits);
+    plan = backend.schemata(kernel, edits);
   } else {
     for (std::size_t i = 0; i < edits.size(); ++i) plan.standalone.push_back(i);
   }
@@ -266,9 +276,9 @@ KernelBuild build_mutants(const cpu::CpuCompiler& compiler, const corpus::Kernel
   work_queue(plan.standalone.size(), jobs_of(options), [&](const auto& next) {
     for (std::size_t n = 0; next(n);) {
       const std::size_t i = plan.standalone[n];
-      const auto built = compiler.build(records[i]->mutant.source, kernel.file, kernel.entry);
+      const auto built = backend.build(records[i]->mutant.source, kernel);
       if (built.ok) b.library[i] = built.library;
-      else b.failure[i] = "does not build for the CPU backend: " + built.diagnostics.substr(0, 300);
+      else b.failure[i] = does_not_build(backend, built);
     }
   });
   return b;
@@ -283,11 +293,19 @@ struct Member {
   bool neutral = false;
 };
 
-std::vector<Member> correct_set_of(const std::vector<const corpus::Kernel*>& kernels,
+// The neutral variants come from the mutant set when there is one (made where Clang is).
+std::vector<Member> correct_set_of(const std::vector<const corpus::Kernel*>& kernels, const mutators::MutantSet* set,
                                    const std::function<void(const std::string&)>& say) {
   std::vector<Member> out;
   for (const auto* k : kernels) out.push_back({k->id(), k, k->source, false});
   for (const auto* k : kernels) {
+    if (set) {
+      if (auto e = set->neutral_error.find(k->id()); e != set->neutral_error.end())
+        say(k->id() + ": no neutral variants (" + e->second.substr(0, 200) + ")");
+      if (auto n = set->neutral.find(k->id()); n != set->neutral.end())
+        for (const auto& v : n->second) out.push_back({v.id, k, v.source, true});
+      continue;
+    }
     try {
       for (auto& v : mutators::neutral_variants({k->id(), k->file, k->source}))
         out.push_back({v.id, k, std::move(v.source), true});
@@ -348,13 +366,16 @@ std::vector<PoolInput> candidate_pool(const corpus::Task& task, const std::vecto
 }
 
 AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options) {
-  // The audit generates its mutants: without the Clang rule engine, stop before any work.
-  if (!mutators::clang_available()) throw mutators::ClangUnavailable();
+  // The audit generates its mutants unless given a set: without the Clang rule engine, stop
+  // before any work.
+  if (!options.mutant_set && !mutators::clang_available()) throw mutators::ClangUnavailable();
+  const Backend backend(options.cache_dir, options.cuda);
   const auto start = std::chrono::steady_clock::now();
   const auto say = [&](const std::string& s) {
     if (options.progress) options.progress(s);
   };
   AuditResult out;
+  out.backend = backend.name();
   std::mutex mu;  // guards `out` and counters while workers run
 
   // 1. Mutants.
@@ -363,6 +384,10 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
   for (const auto& k : corpus.kernels) {
     if (!options.only.empty() && std::find(options.only.begin(), options.only.end(), k.id()) == options.only.end())
       continue;
+    if (options.mutant_set && !options.mutant_set->neutral.count(k.id())) {
+      out.problems.push_back(k.id() + ": not in the mutant set, not audited (make the set with `kaudit mutate --out DIR` on this corpus)");
+      continue;
+    }
     kernels.push_back(&k);
     sources.push_back({k.id(), k.file, k.source});
   }
@@ -380,7 +405,20 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
     out.stage_seconds[stage] += std::chrono::duration<double>(now - last).count();
     last = now;
   };
-  out.pipeline = mutators::run_mutation_pipeline(sources, nvrtc, popts);
+  if (options.mutant_set) {
+    // The set's mutants of the audited kernels (and rules, when some are named), in its order.
+    std::set<std::string> audited;
+    for (const auto* k : kernels) audited.insert(k->id());
+    const auto& rules = options.sites.rules;
+    out.pipeline.kernels = kernels.size();
+    out.pipeline.nvrtc_version = options.mutant_set->pipeline.nvrtc_version;
+    for (const auto& r : options.mutant_set->pipeline.mutants)
+      if (audited.count(r.mutant.kernel) &&
+          (rules.empty() || std::find(rules.begin(), rules.end(), r.mutant.site.rule) != rules.end()))
+        out.pipeline.mutants.push_back(r);
+  } else {
+    out.pipeline = mutators::run_mutation_pipeline(sources, nvrtc, popts);
+  }
   lap("mutate (generate, NVRTC, dedup)");
   std::map<std::string, std::vector<const mutators::MutantRecord*>> by_kernel;
   for (const auto& r : out.pipeline.mutants)
@@ -388,9 +426,8 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
       by_kernel[r.mutant.kernel].push_back(&r);
 
   oracle::ReferenceStore references(options.cache_dir, oracle::default_export_script());
-  const cpu::CpuCompiler cpu_compiler(options.cache_dir);
   const fs::path audit_cache = cache::prepare_dir(options.cache_dir, "audit");
-  RunnerPool runners(options);  // workers start on their first run
+  RunnerPool runners(options, backend);  // workers start on their first run
   std::vector<std::string> oracle_names;
   for (const auto& o : options.oracles) oracle_names.push_back(o.name);
 
@@ -464,7 +501,7 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
             list.emplace_back(p, t.name);
         }
     }
-    const std::string context = context_digest(pool, options, cpu_compiler);
+    const std::string context = context_digest(pool, options, backend);
     lap("pool (inputs, float64/float32 references)");
     std::vector<std::string> infra_failures;  // runs that could not happen: reported, not cached
     const auto note_infra = [&](const runtime::RunResult& r, const std::string& what) {
@@ -474,7 +511,7 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
     };
 
     // 3. Legality: the correct set on every usable input.
-    std::vector<Member> correct = correct_set_of(members, say);
+    std::vector<Member> correct = correct_set_of(members, options.mutant_set, say);
     std::vector<std::string> member_parts = {"legality", task.name};
     for (const auto& m : correct) member_parts.push_back(m.id + "\n" + m.source);
     const std::string legality_key = cache_key(context, member_parts);
@@ -492,7 +529,7 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
       member_builds.resize(correct.size());
       work_queue(correct.size(), jobs_of(options), [&](const auto& next) {
         for (std::size_t m = 0; next(m);)
-          member_builds[m] = cpu_compiler.build(correct[m].source, correct[m].kernel->file, correct[m].kernel->entry);
+          member_builds[m] = backend.build(correct[m].source, *correct[m].kernel);
       });
     };
     std::vector<bool> cached_legal;
@@ -811,7 +848,7 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
         for (std::size_t i = 0; i < b.library.size(); ++i)
           if (b.switch_value[i] != 0 && !b.library[i].empty()) schemata.insert(b.library[i]);
         if (schemata.empty()) continue;
-        const auto original = cpu_compiler.build(k->source, k->file, k->entry);
+        const auto original = backend.build(k->source, *k);
         if (!original.ok) continue;  // the gate built it; nothing to compare against here
         checks.push_back({k, original.library, true, {}});
         for (const auto& lib : schemata) checks.push_back({k, lib, false, {}});
@@ -821,8 +858,11 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
         std::lock_guard lock(mu);
         ++out.runs;
       });
-      const auto same = [](const runtime::RunResult& a, const runtime::RunResult& b) {
+      const auto same = [&](const runtime::RunResult& a, const runtime::RunResult& b) {
         if (a.status != b.status || a.outputs.size() != b.outputs.size()) return false;
+        // On a GPU two runs of one kernel may round differently (atomics, scheduling): the same
+        // within the witness tolerance there. A schema text that broke its kernel is far off.
+        if (backend.cuda()) return oracle::apply_comparator(options.witness, a.outputs, b.outputs).ok;
         for (std::size_t o = 0; o < a.outputs.size(); ++o) {
           const at::Tensor &x = a.outputs[o], &y = b.outputs[o];
           if (x.sizes() != y.sizes() || x.scalar_type() != y.scalar_type()) return false;
@@ -849,10 +889,10 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
         work_queue(moved.size(), jobs_of(options), [&](const auto& next) {
           for (std::size_t n = 0; next(n);) {
             const std::size_t i = moved[n];
-            const auto built = cpu_compiler.build(records[i]->mutant.source, c.kernel->file, c.kernel->entry);
+            const auto built = backend.build(records[i]->mutant.source, *c.kernel);
             b.library[i] = built.ok ? built.library : fs::path();
             b.switch_value[i] = 0;
-            b.failure[i] = built.ok ? "" : "does not build for the CPU backend: " + built.diagnostics.substr(0, 300);
+            b.failure[i] = built.ok ? "" : does_not_build(backend, built);
           }
         });
       }
@@ -886,7 +926,9 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
         }
         if (!kc.todo.empty()) to_build.push_back(kernel);
       }
-      if (!to_build.empty()) say("build: " + std::to_string(to_build.size()) + " kernel(s) of " + task.name + " for the CPU backend");
+      if (!to_build.empty())
+        say("build: " + std::to_string(to_build.size()) + " kernel(s) of " + task.name + " for the " +
+            (backend.cuda() ? "CUDA" : "CPU") + " backend");
       for (const auto* k : to_build) builds[k->id()];
       std::vector<std::thread> threads;
       for (const auto* k : to_build)
@@ -896,7 +938,7 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
           const auto& records = by_kernel.at(k->id());
           std::vector<const mutators::MutantRecord*> needed;
           for (std::size_t i : kc.todo) needed.push_back(records[i]);
-          KernelBuild some = build_mutants(cpu_compiler, *k, needed, options);
+          KernelBuild some = build_mutants(backend, *k, needed, options);
           KernelBuild& all = builds.at(k->id());
           all.library.resize(records.size());
           all.switch_value.assign(records.size(), 0);
@@ -963,6 +1005,9 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
         const KernelBuild& built = builds.at(kernel->id());
         for (std::size_t i : todo)
           if (built.library[i].empty()) audits[i].note = built.failure[i];
+        const auto kernel_start = std::chrono::steady_clock::now();
+        const std::size_t runs_before = out.runs;
+        const auto starts_before = runners.starts();
         runners.parallel_runs(todo.size(), [&](runtime::IsolatedRunner& runner, std::size_t t) {
           const std::size_t i = todo[t];
           MutantAudit& a = audits[i];
@@ -1065,7 +1110,10 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
             if (trials.empty()) continue;
             const oracle::HarnessRequest rq = oracle::make_harness_request(spec.harness, spec.comparator, task, *kernel,
                                                                            built.library[i], built.switch_value[i], trials);
-            const oracle::HarnessResult hr = oracle::run_harness(runner, rq);
+            // On a GPU a mutant that timed out twice hangs: a checker's loop over it stops at its
+            // first hang, so one run's wall-clock limit is enough to see it, not one per trial (a
+            // CPU worker stops each run at its CPU-time limit itself).
+            const oracle::HarnessResult hr = oracle::run_harness(runner, rq, backend.cuda() && timeouts >= 2 ? 1 : 0);
             runs += hr.trials.size();
             if (hr.infrastructure_failure) {
               std::lock_guard lock(mu);
@@ -1080,6 +1128,13 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
           std::lock_guard lock(mu);
           out.runs += runs;
         });
+        const auto starts_after = runners.starts();
+        char line[200];
+        std::snprintf(line, sizeof line, "audit: %s done: %zu runs in %.0f s, %d workers started (%.0f s waiting for them)",
+                      kernel->id().c_str(), out.runs - runs_before,
+                      std::chrono::duration<double>(std::chrono::steady_clock::now() - kernel_start).count(),
+                      starts_after.first - starts_before.first, starts_after.second - starts_before.second);
+        say(line);
         if (infra_failures.empty()) {
           bool rows_changed = false, ow_changed = false;
           for (std::size_t i : todo) {
@@ -1150,6 +1205,7 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
   for (const auto& f : out.pipeline.parse_failures) out.problems.push_back(f.kernel + ": does not parse");
   for (const auto& f : out.pipeline.compile_failures) out.problems.push_back(f.kernel + ": NVRTC rejects the original");
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::tie(out.worker_starts, out.worker_start_seconds) = runners.starts();
   return out;
 }
 

@@ -51,6 +51,7 @@
 
 #include "audit/scoring.h"
 #include "corpus/corpus.h"
+#include "mutators/pipeline/mutant_set.h"
 #include "mutators/pipeline/pipeline.h"
 #include "oracle/recipes.h"
 #include "oracle/spec.h"
@@ -95,6 +96,14 @@ struct AuditOptions {
   // reused either way, so a comparison needs a cache of its own.
   bool schemata = true;
   unsigned jobs = 0;                       // isolated workers in parallel; 0 = hardware threads
+  // Mutants read from a mutant set (mutators/pipeline/mutant_set.h, `kaudit mutate --out DIR`)
+  // instead of generated: the audit then needs no Clang (the GPU machine has none). Kernels the
+  // set does not hold are reported and not audited; `sites.rules` filters the set's mutants.
+  const mutators::MutantSet* mutant_set = nullptr;
+  // The CUDA backend (audit/backend.h): nvcc builds, runs on device 0, timeout_seconds of wall
+  // clock per run, no thread budget, no memory checker. Cached results are kept apart from the
+  // CPU backend's (the backend's identity is in every key).
+  bool cuda = false;
   std::vector<std::string> only;           // kernel ids TASK/NAME; empty = all
   mutators::SiteOptions sites;             // rule selection
   std::function<void(const std::string& line)> progress;
@@ -147,11 +156,15 @@ struct AuditResult {
   std::vector<OracleScore> scores;     // one per oracle, in option order
   std::vector<std::string> problems;   // what was skipped, and why
   std::size_t runs = 0, cached_kernels = 0;
+  int worker_starts = 0;               // isolated workers started (a CUDA worker after every crash)
+  double worker_start_seconds = 0;     // waiting for them to be ready, summed over workers
   double seconds = 0;
+  std::string backend;                 // "cpu", or "cuda, <GPU>" (audit/backend.h)
   std::map<std::string, double> stage_seconds;  // wall time per stage, summed over tasks
 };
 
-// Throws mutators::ClangUnavailable, before any work, in a kaudit built without Clang LibTooling.
+// Throws mutators::ClangUnavailable, before any work, in a kaudit built without Clang LibTooling
+// when no mutant set is given; std::runtime_error when the CUDA backend finds no GPU.
 AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options);
 
 // The pool of a task (stage 2), before legality: the trials of `pool_specs`, the gate's recipes,

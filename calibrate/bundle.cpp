@@ -47,14 +47,6 @@ json put_tensor(const fs::path& out, const at::Tensor& t) {
   return {{"file", "tensors/" + name}, {"dtype", std::string(c.dtype().name())}, {"shape", c.sizes().vec()}};
 }
 
-// The CPU schema text without its switch declaration (runtime/cpu/schema.cpp puts it before a
-// `#line 1`).
-std::string schema_body(const std::string& schema) {
-  const std::string marker = "#line 1\n";
-  const auto at = schema.find(marker);
-  return at == std::string::npos ? schema : schema.substr(at + marker.size());
-}
-
 }  // namespace
 
 BundleSummary write_gpu_bundle(const corpus::Corpus& corpus, const std::vector<oracle::OracleSpec>& checks,
@@ -126,7 +118,7 @@ BundleSummary write_gpu_bundle(const corpus::Corpus& corpus, const std::vector<o
     }
     const cpu::SchemaPlan plan = cpu::build_schemata(compiler, k.source, k.file, k.entry, edits);
     for (const auto& s : plan.schemata) {
-      const std::string lib = add_build(schema_body(s.source), k, "schema of " + kid);
+      const std::string lib = add_build(cpu::schema_body(s.source), k, "schema of " + kid);
       ++summary.schemata;
       for (std::size_t j = 0; j < s.edits.size(); ++j) build_of[records[s.edits[j]]->mutant.id] = {lib, s.switch_value[j]};
     }

@@ -179,7 +179,7 @@ Comparator comparator_from(const json& j) {
 
 }  // namespace
 
-HarnessResult run_harness(runtime::IsolatedRunner& runner, const HarnessRequest& rq) {
+HarnessResult run_harness(runtime::IsolatedRunner& runner, const HarnessRequest& rq, int wall_runs) {
   std::vector<at::Tensor> tensors;
   const auto add = [&](const at::Tensor& t) {
     tensors.push_back(t);
@@ -227,7 +227,8 @@ HarnessResult run_harness(runtime::IsolatedRunner& runner, const HarnessRequest&
   h["trials"] = trials;
 
   HarnessResult result;
-  runtime::Exchange ex = runner.exchange(std::move(h), tensors, static_cast<int>(std::max<std::size_t>(1, rq.trials.size())));
+  const int runs = wall_runs > 0 ? wall_runs : static_cast<int>(std::max<std::size_t>(1, rq.trials.size()));
+  runtime::Exchange ex = runner.exchange(std::move(h), tensors, runs);
   if (ex.status != runtime::Status::Ok || !ex.reply.contains("trials")) {
     // The worker died (a crash, an illegal address, a run over its CPU time) or hung: the run it
     // was on gets the status.
@@ -381,44 +382,51 @@ HarnessRequest make_harness_request(const HarnessSpec& harness, const Comparator
 // ---- the worker's side ----------------------------------------------------------------------------
 namespace {
 
-// A device session for the length of a request: every tensor made here is a block of the model.
-struct DeviceSession {
-  DeviceSession() {
-    if (!rt::begin_device_session()) throw std::runtime_error("this worker has no device memory model");
-  }
-  ~DeviceSession() { rt::end_device_session(); }
+// Where the harness's loop runs: the modelled GPU of a CPU worker (runtime/cpu/device_memory.h)
+// or device 0 of a CUDA worker (runtime/cuda/gpu_run.h, PyTorch's real caching allocator). The
+// loop (serve_loop) is the same; a device says how tensors get there and how a kernel runs.
+class HarnessDevice {
+ public:
+  virtual ~HarnessDevice() = default;
+  // Moves host tensors to the device, in order (`x.cuda()`).
+  virtual std::vector<at::Tensor> to_device(const std::vector<at::Tensor>& host) = 0;
+  // A block of `bytes` (a reference forward's allocation), and writing a host copy's bytes into it.
+  virtual at::Tensor block(std::int64_t bytes) = 0;
+  virtual void fill(at::Tensor& block, const at::Tensor& content) = 0;
+  // Runs the candidate; its reply status and message in `result`, device outputs in `outputs`.
+  virtual void run(const std::vector<runtime::EntryArg>& args, json& result, std::vector<at::Tensor>& outputs) = 0;
+  // The harness's comparison on the device (compare_on_device).
+  virtual void compare(const Comparator& c, const std::vector<at::Tensor>& host_reference,
+                       const std::vector<at::Tensor>& outputs) = 0;
+  // The verdict (apply_comparator against the spec's reference) and host copies of the outputs,
+  // made outside the harness's memory.
+  virtual bool judge(const Comparator& c, const std::vector<at::Tensor>& outputs,
+                     const std::vector<at::Tensor>& judge_reference, std::vector<at::Tensor>& host_copies) = 0;
+  // True once the device is unusable (a CUDA error that is not a refused launch): the loop stops.
+  virtual bool lost() const { return false; }
 };
 
-// Moves host tensors to the device, in order (`x.cuda()`).
-std::vector<at::Tensor> to_device(const std::vector<at::Tensor>& host) {
-  std::vector<at::Tensor> out;
-  for (const auto& t : host) out.push_back(t.clone(at::MemoryFormat::Contiguous));
-  return out;
-}
-
 // Replays a reference forward's allocations; returns the blocks still live at its end.
-std::vector<at::Tensor> replay(const json& trial, const std::vector<at::Tensor>& tensors) {
+std::vector<at::Tensor> replay(HarnessDevice& device, const json& trial, const std::vector<at::Tensor>& tensors) {
   const json& contents = trial.at("contents");
   const auto content = [&](int i) -> const at::Tensor& { return tensors.at(contents.at(i).get<std::size_t>()); };
   std::map<int, at::Tensor> blocks;
   for (const auto& e : trial.at("events")) {
     const int id = e.at(1);
     if (e.at(0).get<int>() == 1) {
-      blocks[id] = at::empty({e.at(2).get<std::int64_t>()}, at::TensorOptions().dtype(at::kByte));
+      blocks[id] = device.block(e.at(2).get<std::int64_t>());
       continue;
     }
     auto it = blocks.find(id);
     if (it == blocks.end()) continue;
-    const at::Tensor& c = content(e.at(3).get<int>());
-    if (c.numel() == it->second.numel() && c.numel() > 0) std::memcpy(it->second.data_ptr(), c.data_ptr(), c.numel());
+    device.fill(it->second, content(e.at(3).get<int>()));
     blocks.erase(it);  // the block goes back to the allocator holding what the forward left there
   }
   std::vector<at::Tensor> live;
   for (const auto& l : trial.at("live")) {
     auto it = blocks.find(l.at(0).get<int>());
     if (it == blocks.end()) continue;
-    const at::Tensor& c = content(l.at(1).get<int>());
-    if (c.numel() == it->second.numel() && c.numel() > 0) std::memcpy(it->second.data_ptr(), c.data_ptr(), c.numel());
+    device.fill(it->second, content(l.at(1).get<int>()));
     live.push_back(it->second);
     blocks.erase(it);
   }
@@ -426,8 +434,8 @@ std::vector<at::Tensor> replay(const json& trial, const std::vector<at::Tensor>&
 }
 
 // The harness's own comparison, on the device: its temporaries are allocated and freed in the
-// model, where the next trial's tensors may find them. A shape check comes first, as in
-// KernelBench (a mismatch returns before any comparison). The built-in comparators are
+// device's allocator, where the next trial's tensors may find them. A shape check comes first, as
+// in KernelBench (a mismatch returns before any comparison). The built-in comparators are
 // torch.allclose (ATen's isclose, the same code on every device) or, for the checkers whose code
 // is not public, the spec's formula written with the same element-wise operators.
 void compare_on_device(const Comparator& c, const std::vector<at::Tensor>& ref, const std::vector<at::Tensor>& out) {
@@ -454,21 +462,105 @@ void compare_on_device(const Comparator& c, const std::vector<at::Tensor>& ref, 
   }
 }
 
-}  // namespace
+// The modelled GPU of a CPU worker: every tensor made during the request is a block of the model.
+class ModelledDevice final : public HarnessDevice {
+ public:
+  ModelledDevice(const runtime::KernelLibrary& library, rt::RunOptions options, runtime::WorkerContext& context)
+      : library_(library), options_(options), context_(context) {
+    if (!rt::begin_device_session()) throw std::runtime_error("this worker has no device memory model");
+  }
+  ~ModelledDevice() override { rt::end_device_session(); }
+  std::vector<at::Tensor> to_device(const std::vector<at::Tensor>& host) override {
+    std::vector<at::Tensor> out;
+    for (const auto& t : host) out.push_back(t.clone(at::MemoryFormat::Contiguous));
+    return out;
+  }
+  at::Tensor block(std::int64_t bytes) override { return at::empty({bytes}, at::TensorOptions().dtype(at::kByte)); }
+  void fill(at::Tensor& b, const at::Tensor& c) override {
+    if (c.numel() == b.numel() && c.numel() > 0) std::memcpy(b.data_ptr(), c.data_ptr(), c.numel());
+  }
+  void run(const std::vector<runtime::EntryArg>& args, json& result, std::vector<at::Tensor>& outputs) override {
+    if (context_.rearm_cpu_budget) context_.rearm_cpu_budget();
+    runtime::EntryResult r = library_.call(args, options_);
+    if (r.fault.kind == rt::FaultKind::LaunchError) result = {{"status", "launch-error"}, {"message", r.fault.message}};
+    else if (r.fault.kind == rt::FaultKind::DeviceException) result = {{"status", "crash"}, {"message", r.fault.message}};
+    else if (r.fault.kind == rt::FaultKind::WorkBudget)
+      result = {{"status", "timeout"}, {"thread_budget", true}, {"message", r.fault.message}};
+    else if (r.fault.kind == rt::FaultKind::Hang) result = {{"status", "timeout"}, {"message", r.fault.message}};
+    else if (r.fault.kind == rt::FaultKind::BarrierDivergence)  // not raised in oracle mode
+      result = {{"status", "barrier-divergence"}, {"message", r.fault.message}};
+    else if (r.threw) result = {{"status", "exception"}, {"message", r.message}};
+    else result = {{"status", "ok"}, {"message", ""}};
+    outputs = std::move(r.outputs);
+  }
+  void compare(const Comparator& c, const std::vector<at::Tensor>& host_reference,
+               const std::vector<at::Tensor>& outputs) override {
+    compare_on_device(c, host_reference, outputs);
+  }
+  bool judge(const Comparator& c, const std::vector<at::Tensor>& outputs, const std::vector<at::Tensor>& judge_reference,
+             std::vector<at::Tensor>& host_copies) override {
+    rt::HostAllocationScope host;  // the verdict and the copies sent back are not the harness's
+    const bool passed = apply_comparator(c, outputs, judge_reference).ok;
+    for (const auto& o : outputs) host_copies.push_back(o.clone(at::MemoryFormat::Contiguous));
+    return passed;
+  }
 
-json serve_harness_request(const json& req, std::vector<at::Tensor>& tensors, std::vector<at::Tensor>& outputs,
-                           runtime::WorkerContext& context) {
-  const runtime::KernelLibrary& library = context.library(req.at("library").get<std::string>());
+ private:
+  const runtime::KernelLibrary& library_;
+  rt::RunOptions options_;
+  runtime::WorkerContext& context_;
+};
+
+// Device 0 of a CUDA worker, through PyTorch's caching allocator, as a real harness runs.
+class CudaDevice final : public HarnessDevice {
+ public:
+  CudaDevice(runtime::WorkerContext& context, std::string library, int mutant)
+      : context_(context), library_(std::move(library)), mutant_(mutant) {
+    context_.gpu_prepare(library_);  // loads libtorch's CUDA part with the library: before any CUDA tensor
+  }
+  std::vector<at::Tensor> to_device(const std::vector<at::Tensor>& host) override {
+    std::vector<at::Tensor> out;
+    for (const auto& t : host) out.push_back(t.to(gpu_));
+    return out;
+  }
+  at::Tensor block(std::int64_t bytes) override {
+    return at::empty({bytes}, at::TensorOptions().dtype(at::kByte).device(gpu_));
+  }
+  void fill(at::Tensor& b, const at::Tensor& c) override {
+    if (c.numel() == b.numel() && c.numel() > 0) b.copy_(c);
+  }
+  void run(const std::vector<runtime::EntryArg>& args, json& result, std::vector<at::Tensor>& outputs) override {
+    bool context_lost = false;
+    result = context_.gpu_call(library_, mutant_, args, outputs, context_lost);
+    lost_ = lost_ || context_lost;
+  }
+  // The comparison's reference is a device copy of the host reference (the replayed reference
+  // outputs are raw blocks whose order need not be the outputs'): one block more per output than a
+  // real harness holds, allocated after the candidate ran and freed after the comparison.
+  void compare(const Comparator& c, const std::vector<at::Tensor>& host_reference,
+               const std::vector<at::Tensor>& outputs) override {
+    compare_on_device(c, to_device(host_reference), outputs);
+  }
+  bool judge(const Comparator& c, const std::vector<at::Tensor>& outputs, const std::vector<at::Tensor>& judge_reference,
+             std::vector<at::Tensor>& host_copies) override {
+    for (const auto& o : outputs) host_copies.push_back(o.to(at::kCPU).contiguous());
+    return apply_comparator(c, host_copies, judge_reference).ok;
+  }
+  bool lost() const override { return lost_; }
+
+ private:
+  runtime::WorkerContext& context_;
+  std::string library_;
+  int mutant_;
+  const at::Device gpu_{at::kCUDA, 0};
+  bool lost_ = false;
+};
+
+json serve_loop(HarnessDevice& device, const json& req, std::vector<at::Tensor>& tensors,
+                std::vector<at::Tensor>& outputs, runtime::WorkerContext& context) {
   const bool candidate_first = req.at("order").get<std::string>() == "candidate-first";
   const bool cloned = req.at("inputs").get<std::string>() == "cloned";
   const Comparator comparator = comparator_from(req.at("comparator"));
-  rt::RunOptions opts;
-  opts.mode = rt::Mode::Oracle;
-  // Blocks one after another, in order: a block finds in shared memory what the block before it
-  // on its thread left, and that must not depend on how the blocks were spread over threads.
-  opts.serial_blocks = true;
-  opts.active_mutant = req.value("mutant", 0);
-  opts.thread_budget = context.limits ? context.limits->thread_budget : 0;
   const auto host_list = [&](const json& indices) {
     std::vector<at::Tensor> out;
     for (const auto& i : indices) out.push_back(tensors.at(i.get<std::size_t>()));
@@ -478,84 +570,91 @@ json serve_harness_request(const json& req, std::vector<at::Tensor>& tensors, st
   for (const auto& m : req.at("models")) models.push_back(host_list(m));
 
   json trial_results = json::array();
-  {
-    DeviceSession session;
-    std::vector<at::Tensor> inputs, reference_live, candidate_outputs, reference_params, candidate_params;
-    std::size_t trial_index = 0, model = SIZE_MAX;
-    for (const json& trial : req.at("trials")) {
-      ++trial_index;
-      if (context.set_progress) context.set_progress(trial_index);
-      const std::vector<at::Tensor> host_inputs = host_list(trial.at("inputs"));
-      inputs.clear();  // `inputs = get_inputs()`: the previous trial's device inputs go first
-      inputs = to_device(host_inputs);
-      if (const std::size_t m = trial.at("model"); m != model) {
-        // `model.cuda()` and `model_new.cuda()` in the first trial, after its inputs (and again
-        // for a trial whose shapes need another Model).
-        model = m;
-        reference_params.clear();
-        candidate_params.clear();
-        reference_params = to_device(models.at(m));
-        candidate_params = to_device(models.at(m));
-      }
-      const auto run_reference = [&] {
-        std::vector<at::Tensor> live = replay(trial, tensors);
-        reference_live = std::move(live);  // `output = model(...)`: the previous output goes after
-      };
-      json result;
-      const auto run_candidate = [&] {
-        std::vector<at::Tensor> clones;
-        if (cloned) clones = to_device(host_inputs);
-        const std::vector<at::Tensor>& given = cloned ? clones : inputs;
-        std::vector<runtime::EntryArg> args;
-        for (const auto& a : trial.at("args")) {
-          if (a.contains("input")) args.push_back(runtime::EntryArg::of(given.at(a.at("input").get<std::size_t>())));
-          else if (a.contains("parameter")) args.push_back(runtime::EntryArg::of(candidate_params.at(a.at("parameter").get<std::size_t>())));
-          else if (a.contains("int")) args.push_back(runtime::EntryArg::of_int(a.at("int").get<std::int64_t>()));
-          else if (a.contains("double")) args.push_back(runtime::EntryArg::of_double(a.at("double").get<double>()));
-          else args.push_back(runtime::EntryArg::of_bool(a.at("bool").get<bool>()));
-        }
-        if (context.rearm_cpu_budget) context.rearm_cpu_budget();
-        runtime::EntryResult r = library.call(args, opts);
-        args.clear();
-        clones.clear();
-        if (r.fault.kind == rt::FaultKind::LaunchError) result = {{"status", "launch-error"}, {"message", r.fault.message}};
-        else if (r.fault.kind == rt::FaultKind::DeviceException) result = {{"status", "crash"}, {"message", r.fault.message}};
-        else if (r.fault.kind == rt::FaultKind::WorkBudget)
-          result = {{"status", "timeout"}, {"thread_budget", true}, {"message", r.fault.message}};
-        else if (r.fault.kind == rt::FaultKind::Hang) result = {{"status", "timeout"}, {"message", r.fault.message}};
-        else if (r.fault.kind == rt::FaultKind::BarrierDivergence)  // not raised in oracle mode
-          result = {{"status", "barrier-divergence"}, {"message", r.fault.message}};
-        else if (r.threw) result = {{"status", "exception"}, {"message", r.message}};
-        else result = {{"status", "ok"}, {"message", ""}};
-        candidate_outputs = std::move(r.outputs);  // `output_new = model_new(...)`
-      };
-      if (candidate_first) {
-        run_candidate();
-        if (result["status"] == "ok") run_reference();
-      } else {
-        run_reference();
-        run_candidate();
-      }
-      bool passed = false;
-      if (result["status"] == "ok") {
-        const std::vector<at::Tensor> harness_reference = host_list(trial.at("harness_reference"));
-        compare_on_device(comparator, harness_reference, candidate_outputs);
-        rt::HostAllocationScope host;  // the verdict and the copies sent back are not the harness's
-        passed = apply_comparator(comparator, candidate_outputs, host_list(trial.at("judge_reference"))).ok;
-        for (const auto& o : candidate_outputs) outputs.push_back(o.clone(at::MemoryFormat::Contiguous));
-        result["outputs"] = candidate_outputs.size();
-      }
-      trial_results.push_back(result);
-      if (!passed) break;
+  std::vector<at::Tensor> inputs, reference_live, candidate_outputs, reference_params, candidate_params;
+  std::size_t trial_index = 0, model = SIZE_MAX;
+  for (const json& trial : req.at("trials")) {
+    ++trial_index;
+    if (context.set_progress) context.set_progress(trial_index);
+    const std::vector<at::Tensor> host_inputs = host_list(trial.at("inputs"));
+    inputs.clear();  // `inputs = get_inputs()`: the previous trial's device inputs go first
+    inputs = device.to_device(host_inputs);
+    if (const std::size_t m = trial.at("model"); m != model) {
+      // `model.cuda()` and `model_new.cuda()` in the first trial, after its inputs (and again
+      // for a trial whose shapes need another Model).
+      model = m;
+      reference_params.clear();
+      candidate_params.clear();
+      reference_params = device.to_device(models.at(m));
+      candidate_params = device.to_device(models.at(m));
     }
-    // Every device tensor goes before the session ends (the model is reset).
-    inputs.clear();
-    reference_live.clear();
-    candidate_outputs.clear();
-    reference_params.clear();
-    candidate_params.clear();
+    const auto run_reference = [&] {
+      std::vector<at::Tensor> live = replay(device, trial, tensors);
+      reference_live = std::move(live);  // `output = model(...)`: the previous output goes after
+    };
+    json result;
+    const auto run_candidate = [&] {
+      std::vector<at::Tensor> clones;
+      if (cloned) clones = device.to_device(host_inputs);
+      const std::vector<at::Tensor>& given = cloned ? clones : inputs;
+      std::vector<runtime::EntryArg> args;
+      for (const auto& a : trial.at("args")) {
+        if (a.contains("input")) args.push_back(runtime::EntryArg::of(given.at(a.at("input").get<std::size_t>())));
+        else if (a.contains("parameter")) args.push_back(runtime::EntryArg::of(candidate_params.at(a.at("parameter").get<std::size_t>())));
+        else if (a.contains("int")) args.push_back(runtime::EntryArg::of_int(a.at("int").get<std::int64_t>()));
+        else if (a.contains("double")) args.push_back(runtime::EntryArg::of_double(a.at("double").get<double>()));
+        else args.push_back(runtime::EntryArg::of_bool(a.at("bool").get<bool>()));
+      }
+      std::vector<at::Tensor> produced;
+      device.run(args, result, produced);
+      args.clear();
+      clones.clear();
+      candidate_outputs = std::move(produced);  // `output_new = model_new(...)`
+    };
+    if (candidate_first) {
+      run_candidate();
+      if (result["status"] == "ok") run_reference();
+    } else {
+      run_reference();
+      run_candidate();
+    }
+    bool passed = false;
+    if (result["status"] == "ok") {
+      device.compare(comparator, host_list(trial.at("harness_reference")), candidate_outputs);
+      std::vector<at::Tensor> host;
+      passed = device.judge(comparator, candidate_outputs, host_list(trial.at("judge_reference")), host);
+      outputs.insert(outputs.end(), host.begin(), host.end());
+      result["outputs"] = host.size();
+    }
+    trial_results.push_back(result);
+    if (!passed || device.lost()) break;
   }
+  // Every device tensor goes before the device does (the model is reset).
+  inputs.clear();
+  reference_live.clear();
+  candidate_outputs.clear();
+  reference_params.clear();
+  candidate_params.clear();
   return {{"status", "ok"}, {"message", ""}, {"trials", trial_results}};
+}
+
+}  // namespace
+
+json serve_harness_request(const json& req, std::vector<at::Tensor>& tensors, std::vector<at::Tensor>& outputs,
+                           runtime::WorkerContext& context) {
+  if (context.gpu_call) {
+    CudaDevice device(context, req.at("library").get<std::string>(), req.value("mutant", 0));
+    return serve_loop(device, req, tensors, outputs, context);
+  }
+  const runtime::KernelLibrary& library = context.library(req.at("library").get<std::string>());
+  rt::RunOptions opts;
+  opts.mode = rt::Mode::Oracle;
+  // Blocks one after another, in order: a block finds in shared memory what the block before it
+  // on its thread left, and that must not depend on how the blocks were spread over threads.
+  opts.serial_blocks = true;
+  opts.active_mutant = req.value("mutant", 0);
+  opts.thread_budget = context.limits ? context.limits->thread_budget : 0;
+  ModelledDevice device(library, opts, context);
+  return serve_loop(device, req, tensors, outputs, context);
 }
 
 }  // namespace kaudit::oracle

@@ -117,7 +117,10 @@ struct HarnessResult {
   bool infrastructure_failure = false;
 };
 
-HarnessResult run_harness(runtime::IsolatedRunner& runner, const HarnessRequest& request);
+// The worker may take the per-run limit once per trial, or `wall_runs` times when given (the
+// audit gives 1 for a mutant known to hang: its first trial's hang then costs one limit, not one
+// per trial).
+HarnessResult run_harness(runtime::IsolatedRunner& runner, const HarnessRequest& request, int wall_runs = 0);
 
 // What the checker concluded: the first trial that failed and why. Causes: "wrong-output",
 // "nan-inf" (the candidate gave NaN or infinity where the reference is finite), "crash",

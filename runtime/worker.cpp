@@ -409,7 +409,8 @@ void kill_adopted_children() {
 }
 
 // A CUDA worker's loop (WorkerLimits::cuda): each request runs here, on this process's context.
-int serve_gpu(int in_fd, int out_fd, const std::string& nonce, const WorkerLimits& limits) {
+int serve_gpu(int in_fd, int out_fd, const std::string& nonce, const WorkerLimits& limits,
+              const std::map<std::string, RequestHandler>& handlers) {
   if (!sandbox::disabled_by_user()) {
     sandbox::enter_private_network();
     if (const std::string e = sandbox::confine_gpu_worker(); !e.empty()) {
@@ -417,9 +418,10 @@ int serve_gpu(int in_fd, int out_fd, const std::string& nonce, const WorkerLimit
       return sandbox::kConfineFailedExitCode;
     }
   }
+  cuda::GpuRunner gpu(limits.gpu_memory_fraction);
+  if (const std::string e = gpu.warm_up(); !e.empty()) std::fprintf(stderr, "kaudit worker: %s\n", e.c_str());
   if (!send_message(out_fd, {{"ready", true}, {"nonce", nonce}}, {})) return 4;
   LibraryCopies libraries;
-  cuda::GpuRunner gpu(limits.gpu_memory_fraction);
   Reader requests{in_fd};
   for (;;) {
     json req;
@@ -430,18 +432,33 @@ int serve_gpu(int in_fd, int out_fd, const std::string& nonce, const WorkerLimit
     const std::string library_path = req.value("library", std::string());
     json reply;
     bool context_lost = false;
-    if (req.contains("kind")) {
-      reply = {{"status", "exception"},
-               {"message", "request '" + req.value("kind", std::string()) + "' is not served by the CUDA backend"}};
-    } else if (const LibraryCopies::Copy& copy = libraries.get(library_path); copy.fd < 0) {
-      reply = {{"status", "crash"}, {"message", copy.error}};
-    } else {
-      try {
-        reply = gpu.run("/proc/self/fd/" + std::to_string(copy.fd), library_path, req, tensors, outputs, context_lost);
-      } catch (const std::exception& e) {
-        reply = {{"status", "exception"}, {"message", e.what()}};
-        outputs.clear();
+    // The sealed copy of a library, opened once per worker; throws with why it cannot be had.
+    const auto load_path = [&](const std::string& path) {
+      const LibraryCopies::Copy& copy = libraries.get(path);
+      if (copy.fd < 0) throw std::runtime_error(copy.error);
+      return "/proc/self/fd/" + std::to_string(copy.fd);
+    };
+    try {
+      if (req.contains("kind")) {
+        const std::string kind = req.value("kind", std::string());
+        const auto handler = handlers.find(kind);
+        if (handler == handlers.end()) throw std::runtime_error("request '" + kind + "' is not served by the CUDA backend");
+        WorkerContext context;
+        context.limits = &limits;
+        context.gpu_prepare = [&](const std::string& path) { gpu.prepare(load_path(path), path); };
+        context.gpu_call = [&](const std::string& path, int mutant, const std::vector<EntryArg>& args,
+                               std::vector<at::Tensor>& outs, bool& lost) {
+          json r = gpu.call(load_path(path), path, mutant, args, outs, lost);
+          context_lost = context_lost || lost;
+          return r;
+        };
+        reply = handler->second(req, tensors, outputs, context);
+      } else {
+        reply = gpu.run(load_path(library_path), library_path, req, tensors, outputs, context_lost);
       }
+    } catch (const std::exception& e) {
+      reply = {{"status", "exception"}, {"message", e.what()}};
+      outputs.clear();
     }
     reply["seq"] = req.value("seq", std::uint64_t{0});
     reply["nonce"] = nonce;
@@ -487,7 +504,7 @@ int worker_main(const WorkerLimits& limits, const std::map<std::string, RequestH
   // process instead of init when their parent dies, so they stay in the worker's tree, where
   // the runner finds them after each reply and kills them all when it retires the worker.
   prctl(PR_SET_CHILD_SUBREAPER, 1);
-  if (limits.cuda) return serve_gpu(in_fd, out_fd, nonce, limits);
+  if (limits.cuda) return serve_gpu(in_fd, out_fd, nonce, limits, handlers);
   // No PR_SET_PDEATHSIG here: it fires when the runner's *thread* that started the worker ends,
   // and the audit starts workers on threads that end after each batch. When the runner's process
   // dies, the request pipe reaches end of input and the worker ends (killing what it adopted).
@@ -693,6 +710,8 @@ bool IsolatedRunner::start(std::string& error) {
   nonce_ = random_nonce();
   Reader reader{from_worker_, worker_err_, &stderr_tail_,
                 std::chrono::steady_clock::now() + std::chrono::seconds(kStartupSeconds)};
+  const auto started = std::chrono::steady_clock::now();
+  ++starts_;
   json hello;
   std::vector<at::Tensor> none;
   if (!send_message(to_worker_, {{"nonce", nonce_}}, {}) || reader.read_message(hello, none) != ReadResult::Ok ||
@@ -702,6 +721,7 @@ bool IsolatedRunner::start(std::string& error) {
     stop();
     return false;
   }
+  start_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return true;
 }
 

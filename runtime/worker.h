@@ -111,6 +111,10 @@ class IsolatedRunner {
   double wall_limit_seconds(int runs = 1) const;
   // Protocol violations seen (each killed a worker); the worker's pid (-1: none running).
   int violations() const { return violations_; }
+  // Workers started, and the seconds spent waiting for them to be ready (a CUDA worker after a
+  // crash is a new process: what that costs an audit on the GPU).
+  int starts() const { return starts_; }
+  double start_seconds() const { return start_seconds_; }
   pid_t worker_pid() const { return pid_; }
 
  private:
@@ -137,6 +141,8 @@ class IsolatedRunner {
   std::uint64_t seq_ = 0;  // of the last request; replies echo it
   std::string nonce_;      // this worker's, chosen at spawn; replies echo it
   int violations_ = 0;
+  int starts_ = 0;
+  double start_seconds_ = 0;
 };
 
 constexpr double kWallBackstopFactor = 4;
@@ -151,6 +157,14 @@ struct WorkerContext {
   // death report carries it as "progress".
   std::function<void(std::uint64_t)> set_progress;
   const WorkerLimits* limits = nullptr;
+  // Set in a CUDA worker only (WorkerLimits::cuda; `library` is not): gpu_prepare loads the
+  // library at `path` (its sealed copy) and readies device 0, so CUDA tensors can be made;
+  // gpu_call runs its entry (runtime/cuda/gpu_run.h, GpuRunner::call) on device arguments.
+  // `context_lost`: the device is unusable, the worker ends after the reply.
+  std::function<void(const std::string& path)> gpu_prepare;
+  std::function<nlohmann::json(const std::string& path, int mutant, const std::vector<EntryArg>& args,
+                               std::vector<at::Tensor>& outputs, bool& context_lost)>
+      gpu_call;
 };
 // Serves a request whose header has "kind": K. Returns the reply header (with "status") and
 // fills `outputs`; an exception becomes an "exception" reply.

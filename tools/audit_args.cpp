@@ -20,7 +20,10 @@ const char* const kAuditFlagsHelp =
     "  --thread-budget N  CUDA threads a run may start, those of kernels run on fibers (barriers, warp\n"
     "                   collectives) counting 128; over it is a timeout (default 2^27 = 134217728; 0: none)\n"
     "  --cache DIR      cache (default $KAUDIT_CACHE or ~/.cache/kaudit)\n"
-    "  --backend B      cpu (default) or cuda (not yet for this command: it says so and exits 2)\n"
+    "  --backend B      cpu (default: the emulator) or cuda (nvcc builds run on this machine's GPU;\n"
+    "                   --timeout is then wall-clock seconds, default 5)\n"
+    "  --mutants DIR    audit the mutant set `kaudit mutate --out DIR` wrote instead of generating\n"
+    "                   mutants (no Clang needed: how a GPU machine without Clang audits)\n"
     "  --include-unverified  also take kernels the verification gate rejected at `kaudit import`\n";
 
 bool parse_audit_flag(const std::vector<std::string>& args, std::size_t& i, AuditArgs& a) {
@@ -34,7 +37,9 @@ bool parse_audit_flag(const std::vector<std::string>& args, std::size_t& i, Audi
   else if (flag == "--kernel") a.options.only.push_back(value());
   else if (flag == "--rule") {
     const std::string r = value();
-    if (!mutators::find_rule(r)) throw std::invalid_argument("unknown rule '" + r + "' (see `kaudit rules`)");
+    // Without Clang there is no catalog to check against: the rule filters the mutant set.
+    if (mutators::clang_available() && !mutators::find_rule(r))
+      throw std::invalid_argument("unknown rule '" + r + "' (see `kaudit rules`)");
     a.options.sites.rules.push_back(r);
   } else if (flag == "--witness-tol") {
     const double t = parse_real_flag(flag, value(), 1e-12, 0.999);
@@ -42,6 +47,7 @@ bool parse_audit_flag(const std::vector<std::string>& args, std::size_t& i, Audi
   } else if (flag == "--timeout") {
     // At least 10 ms (a correct kernel must have time to run), at most an hour per run.
     a.options.timeout_seconds = parse_real_flag(flag, value(), 0.01, 3600);
+    a.timeout_given = true;
   } else if (flag == "--thread-budget") {
     const std::string v = value();
     if (v.empty() || v.size() > 19 || v.find_first_not_of("0123456789") != std::string::npos)
@@ -51,13 +57,24 @@ bool parse_audit_flag(const std::vector<std::string>& args, std::size_t& i, Audi
   } else if (flag == "--jobs") a.options.jobs = static_cast<unsigned>(parse_count_flag(flag, value(), 1, 1024));
   else if (flag == "--cache") a.options.cache_dir = value();
   else if (flag == "--backend") a.cuda = parse_backend_flag(value());
+  else if (flag == "--mutants") a.mutants = value();
   else return false;
   return true;
 }
 
 std::optional<corpus::LoadResult> load_for_audit(const char* command, AuditArgs& a) {
   if (a.cuda) {
-    std::fprintf(stderr, "kaudit %s: %s\n", command, cuda_backend_problem(false).c_str());
+    if (const std::string problem = cuda_backend_problem(true); !problem.empty()) {
+      std::fprintf(stderr, "kaudit %s: %s\n", command, problem.c_str());
+      return std::nullopt;
+    }
+    a.options.cuda = true;
+    // A GPU run's limit is wall-clock (a CUDA worker creates its context before its first run).
+    if (!a.timeout_given) a.options.timeout_seconds = 5;
+  }
+  if (a.mutants.empty() && !mutators::clang_available()) {
+    std::fprintf(stderr, "kaudit %s: %s; give a mutant set made where Clang is (`kaudit mutate --out DIR`, then --mutants DIR)\n",
+                 command, mutators::ClangUnavailable().what());
     return std::nullopt;
   }
   if (!std::filesystem::is_directory(a.root)) {
@@ -94,6 +111,17 @@ std::optional<corpus::LoadResult> load_for_audit(const char* command, AuditArgs&
                      command, spec.file.empty() ? spec.name.c_str() : spec.file.c_str(), task.c_str(), a.root.c_str());
         return std::nullopt;
       }
+  if (!a.mutants.empty()) {
+    std::vector<mutators::KernelSourceInfo> sources;
+    for (const auto& k : loaded.corpus.kernels) sources.push_back({k.id(), k.file, k.source});
+    try {
+      a.mutant_set = std::make_shared<const mutators::MutantSet>(mutators::read_mutant_set(a.mutants, sources));
+    } catch (const mutators::MutantSetError& e) {
+      std::fprintf(stderr, "kaudit %s: %s\n", command, e.what());
+      return std::nullopt;
+    }
+    a.options.mutant_set = a.mutant_set.get();
+  }
   a.options.worker_exe = runtime::self_executable();
   const auto t0 = std::make_shared<std::chrono::steady_clock::time_point>(std::chrono::steady_clock::now());
   a.options.progress = [t0](const std::string& line) {

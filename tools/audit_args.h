@@ -2,6 +2,7 @@
 // the witness tolerance, limits and cache; and loading the corpus for an audit run.
 #pragma once
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,7 +15,10 @@ namespace kaudit::cli {
 struct AuditArgs {
   std::filesystem::path root;  // corpus folder (default: the built-in one)
   bool include_unverified = false;  // also audit kernels the gate rejected at import
-  bool cuda = false;                // --backend cuda (not run by these commands yet: they say so)
+  bool cuda = false;                // --backend cuda
+  bool timeout_given = false;       // --timeout was given (the CUDA backend's default differs)
+  std::filesystem::path mutants;    // --mutants DIR: a mutant set instead of generating mutants
+  std::shared_ptr<const mutators::MutantSet> mutant_set;  // read by load_for_audit
   audit::AuditOptions options;
   AuditArgs();
 };
@@ -26,8 +30,8 @@ extern const char* const kAuditFlagsHelp;
 // Throws std::invalid_argument for a bad value or an unknown rule.
 bool parse_audit_flag(const std::vector<std::string>& args, std::size_t& i, AuditArgs& a);
 
-// Loads the corpus (diagnostics to stderr), checks the --kernel ids, and sets the worker and a
-// progress printer. Prints "kaudit <command>: ..." and returns nullopt when it cannot go on.
+// Loads the corpus (diagnostics to stderr), checks the --kernel ids, reads the mutant set, checks
+// that --backend cuda has a GPU, and sets the worker and a progress printer. Prints "kaudit <command>: ..." and returns nullopt when it cannot go on.
 std::optional<corpus::LoadResult> load_for_audit(const char* command, AuditArgs& a);
 
 }  // namespace kaudit::cli

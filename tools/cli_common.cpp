@@ -81,7 +81,7 @@ std::string cuda_backend_problem(bool command_runs_on_gpu) {
   const cuda::GpuInfo& gpu = cuda::probe_gpu();
   if (!gpu.problem.empty()) return "--backend cuda: " + gpu.problem;
   if (!command_runs_on_gpu)
-    return "--backend cuda: this command does not run on the GPU yet (only `kaudit verify` does; issue 20), "
+    return "--backend cuda: this command does not run on the GPU yet (`verify`, `audit`, `cover`, `diff` and `sweep` do; issue 20), "
            "found " + gpu.describe();
   return {};
 }

@@ -21,9 +21,9 @@ namespace {
 const char* kHelp =
     "usage: kaudit audit [--oracle SPEC]... [--corpus PATH] [--out DIR] [--json] [--kernel TASK/NAME]...\n"
     "                    [--rule ID]... [--witness-tol T] [--timeout S] [--thread-budget N] [--jobs N]\n"
-    "                    [--cache DIR] [--full-matrix] [--no-schemata]\n\n"
+    "                    [--cache DIR] [--full-matrix] [--no-schemata] [--backend cpu|cuda] [--mutants DIR]\n\n"
     "Measures correctness checkers (oracle specs) on the mutants of a corpus (default: the built-in\n"
-    "one), on the CPU backend:\n"
+    "one), on the CPU backend (or on this machine's GPU: --backend cuda):\n"
     "  1. mutate: every rule at every site, compiled with NVRTC, deduplicated by image;\n"
     "  2. pool: every built-in and named oracle's trials, the gate's recipes (signs, magnitudes, odd shapes) and\n"
     "     structured patterns (constant rows, one-hot, alternating signs, exp overflow/underflow);\n"
@@ -47,6 +47,10 @@ const char* kHelp =
     "                   collectives) counting 128; a launch over it starts nothing and is a\n"
     "                   thread-budget timeout (default 2^27 = 134217728; 0: no limit)\n"
     "  --cache DIR      cache (default $KAUDIT_CACHE or ~/.cache/kaudit)\n"
+    "  --backend B      cpu (default: the emulator) or cuda (nvcc builds run on this machine's GPU;\n"
+    "                   --timeout is then wall-clock seconds, default 5)\n"
+    "  --mutants DIR    audit the mutant set `kaudit mutate --out DIR` wrote instead of generating\n"
+    "                   mutants (no Clang needed: how a GPU machine without Clang audits)\n"
     "  --full-matrix    run every mutant on every legal input (full kill-matrix rows, for set cover)\n"
     "                   instead of stopping at the witness; completes cached rows\n"
     "  --no-schemata    build every mutant on its own instead of many behind a switch in one build\n"
@@ -136,8 +140,13 @@ std::string markdown_table(const audit::AuditResult& r, const std::vector<oracle
                            const oracle::Comparator& witness) {
   std::ostringstream os;
   const auto counts = r.pipeline.counts();
-  os << "Missed % of witnessed mutants, per family and oracle, oracle verdicts in oracle mode (each checker's "
-        "harness modelled on a GPU: docs/ORACLES.md), witnesses in witness mode (CPU backend; oracle shape presets:";
+  if (r.backend == "cpu")
+    os << "Missed % of witnessed mutants, per family and oracle, oracle verdicts in oracle mode (each checker's "
+          "harness modelled on a GPU: docs/ORACLES.md), witnesses in witness mode (CPU backend; oracle shape presets:";
+  else
+    os << "Missed % of witnessed mutants, per family and oracle, oracle verdicts in oracle mode (each checker's "
+          "harness run on the GPU: docs/ORACLES.md), witnesses from plain runs on the GPU (" << r.backend
+       << " backend; oracle shape presets:";
   for (const auto& o : oracles) os << " " << o.name << "=" << o.shape_preset;
   os << "; witness tolerance allclose rtol=atol=" << witness.rtol << ").\n\n";
   os << "| family | generated | distinct | witnessed | unwitnessed |";
@@ -198,10 +207,13 @@ nlohmann::json summary_json(const audit::AuditResult& r, const std::vector<oracl
                             const audit::AuditOptions& options, const std::string& corpus_path) {
   const oracle::Comparator& witness = options.witness;
   nlohmann::json j;
-  j["backend"] = "cpu";
+  j["backend"] = r.backend;
   j["corpus"] = corpus_path;
   j["witness_tolerance"] = {{"kind", oracle::comparator_name(witness.kind)}, {"rtol", witness.rtol}, {"atol", witness.atol}};
-  j["run_limits"] = {{"cpu_seconds", options.timeout_seconds}, {"thread_budget", options.thread_budget}};
+  if (options.cuda)
+    j["run_limits"] = {{"wall_seconds", options.timeout_seconds}};
+  else
+    j["run_limits"] = {{"cpu_seconds", options.timeout_seconds}, {"thread_budget", options.thread_budget}};
   j["pipeline"] = mutators::pipeline_summary_json(r.pipeline);
   j["pipeline"].erase("per_rule");
   std::size_t witnessed = 0;
@@ -220,6 +232,7 @@ nlohmann::json summary_json(const audit::AuditResult& r, const std::vector<oracl
   j["runs"] = r.runs;
   j["seconds"] = r.seconds;
   j["stage_seconds"] = r.stage_seconds;
+  j["workers"] = {{"started", r.worker_starts}, {"start_seconds", r.worker_start_seconds}};
   return j;
 }
 

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "corpus/corpus.h"
+#include "mutators/pipeline/mutant_set.h"
 #include "mutators/pipeline/pipeline.h"
 #include "tools/cli.h"
 #include "tools/cli_common.h"
@@ -29,7 +30,10 @@ const char* kHelp =
     "  unknown     no NVRTC, or the original itself did not compile\n\n"
     "Writes DIR/mutants.jsonl (one mutant per line: id, kernel, rule, family, file, begin, end, range,\n"
     "original, replacement, status, image, duplicate_of, diagnostic; byte-identical across runs and\n"
-    "machines with the same NVRTC) and DIR/mutate-summary.json, and prints the pipeline table.\n\n"
+    "machines with the same NVRTC), DIR/kernels.jsonl (per kernel: id, file, SHA-256 of its text,\n"
+    "its neutral variants with their sources) and DIR/mutate-summary.json, and prints the pipeline\n"
+    "table. mutants.jsonl and kernels.jsonl are a mutant set: `kaudit audit --mutants DIR` audits\n"
+    "it where Clang is missing (a GPU machine).\n\n"
     "  --out DIR      output folder (default: kaudit-out)\n"
     "  --json         print the summary as JSON (keys generated, stillborn, duplicate, equivalent,\n"
     "                 distinct, unknown, per_family, per_rule, kernels, parse_failures, compile_failures)\n"
@@ -144,10 +148,21 @@ int mutate_command(const std::vector<std::string>& args) {
   const mutators::MutationPipeline pipeline = mutators::run_mutation_pipeline(kernels, nvrtc, options);
 
   const std::string jsonl = mutators::mutants_jsonl(pipeline);
+  // The neutral variants, so an audit of this set needs no Clang (mutators/pipeline/mutant_set.h).
+  std::map<std::string, std::vector<mutators::NeutralVariant>> neutral;
+  std::map<std::string, std::string> neutral_error;
+  for (const auto& k : kernels) {
+    try {
+      neutral[k.id] = mutators::neutral_variants(k);
+    } catch (const mutators::ParseError& e) {
+      neutral_error[k.id] = std::string(e.what()).substr(0, 300);
+    }
+  }
   nlohmann::json summary = mutators::pipeline_summary_json(pipeline);
   try {
     std::filesystem::create_directories(out_dir);
     write_file_atomically(out_dir / "mutants.jsonl", jsonl);
+    write_file_atomically(out_dir / "kernels.jsonl", mutators::kernels_jsonl(kernels, neutral, neutral_error));
     write_file_atomically(out_dir / "mutate-summary.json", summary.dump(2) + "\n");
   } catch (const std::exception& e) {
     std::fprintf(stderr, "kaudit mutate: %s\n", e.what());

@@ -43,8 +43,11 @@ int main(int argc, char** argv) {
   // audit folder; it then stops with the same line, from the catch below.)
   const bool wants_help =
       std::any_of(args.begin(), args.end(), [](const std::string& a) { return a == "--help" || a == "-h"; });
+  // An audit given a mutant set (--mutants, made where Clang is) needs no Clang.
+  const bool has_mutant_set = std::find(args.begin(), args.end(), "--mutants") != args.end();
   for (const char* needs_clang : {"mutate", "rules", "audit", "cover", "sweep", "gpu-bundle"}) {
-    if (cmd == needs_clang && !wants_help && !kaudit::mutators::clang_available()) {
+    const bool set_will_do = has_mutant_set && (cmd == "audit" || cmd == "cover" || cmd == "sweep");
+    if (cmd == needs_clang && !wants_help && !set_will_do && !kaudit::mutators::clang_available()) {
       std::fprintf(stderr, "kaudit %s: %s\n", cmd.c_str(), kaudit::mutators::ClangUnavailable().what());
       return 2;
     }

@@ -114,6 +114,9 @@ MutationPipeline run_mutation_pipeline(const std::vector<KernelSourceInfo>& kern
 nlohmann::json to_json(const MutantRecord& record) {
   nlohmann::json j = to_json(record.mutant);
   j["status"] = std::string(image_class_name(record.status));
+  // The range a schema switches (runtime/cpu/schema.h): what an audit reading the set needs.
+  j["schema_begin"] = std::min(record.mutant.site.schema_begin, record.mutant.site.begin);
+  j["schema_end"] = std::max(record.mutant.site.schema_end, record.mutant.site.end);
   j["image"] = record.image_sha256.empty() ? nlohmann::json(nullptr) : nlohmann::json(record.image_sha256);
   if (record.status == ImageClass::Duplicate) j["duplicate_of"] = record.duplicate_of;
   if (record.status == ImageClass::Stillborn) j["diagnostic"] = record.first_diagnostic;

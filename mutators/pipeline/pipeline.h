@@ -80,7 +80,8 @@ MutationPipeline run_mutation_pipeline(const std::vector<KernelSourceInfo>& kern
                                        const PipelineOptions& options = {});
 
 // One line of mutants.jsonl (keys sorted, no source text): to_json(mutant) plus "status",
-// "image" (hash or null), "duplicate_of" (duplicates), "diagnostic" (stillborn).
+// "image" (hash or null), "duplicate_of" (duplicates), "diagnostic" (stillborn), and
+// "schema_begin"/"schema_end" (the range a schema switches: switchable_edit; mutant_set.h reads it).
 nlohmann::json to_json(const MutantRecord& record);
 
 // mutants.jsonl: one to_json(record) line per mutant, in pipeline order.

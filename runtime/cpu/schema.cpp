@@ -242,6 +242,12 @@ std::vector<std::set<int>> suspect_lines(const std::string& diagnostics, const s
 // Each failed attempt moves at least one edit out; a kernel rarely has more unswitchable lines.
 constexpr int kMaxAttempts = 40;
 
+std::string schema_body(const std::string& schema) {
+  const std::string marker = "#line 1\n";
+  const auto at = schema.find(marker);
+  return at == std::string::npos ? schema : schema.substr(at + marker.size());
+}
+
 SchemaPlan build_schemata(const CpuCompiler& compiler, const std::string& source, const std::string& file_name,
                           const std::string& entry, const std::vector<SchemaEdit>& edits) {
   SchemaPlan plan;

@@ -48,6 +48,10 @@ struct SchemaPlan {
 std::vector<Schema> schema_sources(const std::string& source, const std::vector<SchemaEdit>& edits,
                                    const std::vector<std::size_t>& excluded = {});
 
+// A schema's text without its switch declaration (the lines before the `#line 1` schema_sources
+// puts first): what the CUDA backend builds, with the switch of runtime/cuda/build.h instead.
+std::string schema_body(const std::string& schema);
+
 // Builds schemata with the CPU compiler, moving edits the compiler rejects to `standalone`.
 SchemaPlan build_schemata(const CpuCompiler& compiler, const std::string& source, const std::string& file_name,
                           const std::string& entry, const std::vector<SchemaEdit>& edits);

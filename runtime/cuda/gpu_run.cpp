@@ -43,20 +43,35 @@ const GpuRunner::Library& GpuRunner::load(const std::string& load_path, const st
   return libraries_.emplace(key, lib).first->second;
 }
 
-nlohmann::json GpuRunner::run(const std::string& load_path, const std::string& key, const nlohmann::json& req,
-                              const std::vector<at::Tensor>& tensors, std::vector<at::Tensor>& outputs,
-                              bool& context_lost) {
+std::string GpuRunner::warm_up() {
+  const std::string lib = std::string(KAUDIT_TORCH_LIB_DIR) + "/libtorch_cuda.so";
+  if (!dlopen(lib.c_str(), RTLD_NOW | RTLD_GLOBAL)) return std::string("cannot load ") + lib + ": " + dlerror();
+  try {
+    (void)at::empty({1}, at::TensorOptions().device(at::Device(at::kCUDA, 0))).cpu();
+  } catch (const std::exception& e) {
+    return std::string("cannot create a CUDA context: ") + e.what();
+  }
+  return {};
+}
+
+void GpuRunner::prepare(const std::string& load_path, const std::string& key) {
+  const Library& lib = load(load_path, key);
+  if (memory_limited_) return;
+  // The library brought libtorch's CUDA part; a first allocation initialises its caching
+  // allocator, which must exist before its limit is set.
+  at::empty({1}, at::TensorOptions().device(at::Device(at::kCUDA, 0)));
+  lib.limit_memory(memory_fraction_);
+  memory_limited_ = true;
+}
+
+nlohmann::json GpuRunner::call(const std::string& load_path, const std::string& key, int mutant,
+                               const std::vector<runtime::EntryArg>& args, std::vector<at::Tensor>& outputs,
+                               bool& context_lost) {
   context_lost = false;
+  outputs.clear();
+  prepare(load_path, key);
   const Library& lib = load(load_path, key);
   char err[4096] = {0};
-  const at::Device gpu(at::kCUDA, 0);
-  if (!memory_limited_) {
-    // The library brought libtorch's CUDA part; a first allocation initialises its caching
-    // allocator, which must exist before its limit is set.
-    at::empty({1}, at::TensorOptions().device(gpu));
-    lib.limit_memory(memory_fraction_);
-    memory_limited_ = true;
-  }
   // What went wrong on the device, if anything: waits for it first.
   auto device_error = [&](nlohmann::json& reply) {
     char msg[1024] = {0};
@@ -70,32 +85,54 @@ nlohmann::json GpuRunner::run(const std::string& load_path, const std::string& k
     }
     return true;
   };
-  if (lib.select(req.value("mutant", 0), err, sizeof err) != 0) {
+  if (lib.select(mutant, err, sizeof err) != 0) {
     context_lost = true;
     return {{"status", "crash"}, {"message", std::string("cannot set the mutant switch: ") + err}};
   }
-  std::vector<c10::optional<at::Tensor>> gpu_tensors;
+  std::vector<c10::optional<at::Tensor>> tensors;
   std::vector<double> values;
   std::vector<std::int64_t> kinds;
-  for (const auto& a : req.at("args")) {
-    const int kind = a.at("kind").get<int>();
-    kinds.push_back(kind);
-    if (kind == 0) {
-      gpu_tensors.emplace_back(tensors.at(a.at("tensor").get<std::size_t>()).to(gpu));
+  for (const auto& a : args) {
+    kinds.push_back(static_cast<std::int64_t>(a.kind));
+    if (a.kind == runtime::EntryArg::Kind::Tensor) {
+      tensors.emplace_back(a.tensor);
       values.push_back(0);
     } else {
-      gpu_tensors.emplace_back(c10::nullopt);
-      values.push_back(kind == 2 ? a.at("value").get<double>() : static_cast<double>(a.at("value").get<std::int64_t>()));
+      tensors.emplace_back(c10::nullopt);
+      values.push_back(a.kind == runtime::EntryArg::Kind::Double ? a.d : static_cast<double>(a.i));
     }
   }
-  std::vector<at::Tensor> device_outputs;
   nlohmann::json reply;
-  const int threw = lib.invoke(&gpu_tensors, &values, &kinds, &device_outputs, err, sizeof err);
-  if (device_error(reply)) return reply;
+  const int threw = lib.invoke(&tensors, &values, &kinds, &outputs, err, sizeof err);
+  if (device_error(reply)) {
+    outputs.clear();
+    return reply;
+  }
   if (threw) {
+    outputs.clear();
     if (message_is_launch_refusal(err)) return {{"status", "launch-error"}, {"message", err}};
     return {{"status", "exception"}, {"message", err}};
   }
+  return {{"status", "ok"}, {"message", ""}};
+}
+
+nlohmann::json GpuRunner::run(const std::string& load_path, const std::string& key, const nlohmann::json& req,
+                              const std::vector<at::Tensor>& tensors, std::vector<at::Tensor>& outputs,
+                              bool& context_lost) {
+  prepare(load_path, key);
+  const at::Device gpu(at::kCUDA, 0);
+  std::vector<runtime::EntryArg> args;
+  for (const auto& a : req.at("args")) {
+    const auto kind = static_cast<runtime::EntryArg::Kind>(a.at("kind").get<int>());
+    if (kind == runtime::EntryArg::Kind::Tensor)
+      args.push_back(runtime::EntryArg::of(tensors.at(a.at("tensor").get<std::size_t>()).to(gpu)));
+    else if (kind == runtime::EntryArg::Kind::Double) args.push_back(runtime::EntryArg::of_double(a.at("value").get<double>()));
+    else if (kind == runtime::EntryArg::Kind::Bool) args.push_back(runtime::EntryArg::of_bool(a.at("value").get<std::int64_t>() != 0));
+    else args.push_back(runtime::EntryArg::of_int(a.at("value").get<std::int64_t>()));
+  }
+  std::vector<at::Tensor> device_outputs;
+  nlohmann::json reply = call(load_path, key, req.value("mutant", 0), args, device_outputs, context_lost);
+  if (reply.at("status") != "ok") return reply;
   try {
     for (const auto& t : device_outputs) outputs.push_back(t.to(at::kCPU));
   } catch (const std::exception& e) {
@@ -103,7 +140,7 @@ nlohmann::json GpuRunner::run(const std::string& load_path, const std::string& k
     context_lost = true;
     return {{"status", "crash"}, {"message", std::string("copying the outputs back failed: ") + e.what()}};
   }
-  return {{"status", "ok"}, {"message", ""}};
+  return reply;
 }
 
 }  // namespace kaudit::cuda

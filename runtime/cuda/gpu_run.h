@@ -20,17 +20,33 @@
 #include <string>
 #include <vector>
 
+#include "runtime/kernel_library.h"
+
 namespace kaudit::cuda {
 
 class GpuRunner {
  public:
   // memory_fraction: of device 0's memory, the most PyTorch's caching allocator may hold.
   explicit GpuRunner(double memory_fraction) : memory_fraction_(memory_fraction) {}
-  // `load_path` is where the library can be opened (the worker's sealed copy), `key` names it.
-  // Fills `outputs` (host tensors) when the reply's status is "ok". Sets `context_lost` when the
-  // worker must end after replying.
+  // A plain run request: `load_path` is where the library can be opened (the worker's sealed
+  // copy), `key` names it. Copies the tensor arguments to the device, calls the entry, and fills
+  // `outputs` (host tensors) when the reply's status is "ok". Sets `context_lost` when the worker
+  // must end after replying.
   nlohmann::json run(const std::string& load_path, const std::string& key, const nlohmann::json& request,
                      const std::vector<at::Tensor>& tensors, std::vector<at::Tensor>& outputs, bool& context_lost);
+  // Before the worker says it is ready: loads libtorch's CUDA part and creates the CUDA context, so
+  // that a run's time limit covers the run, not the second or so a fresh worker spends there
+  // (each worker after a crash is fresh). Returns what failed, or empty; a failure is not fatal
+  // (the first run reports it).
+  std::string warm_up();
+  // Loads the library (once per worker) and readies the device: CUDA tensors can be made after it
+  // (the library brings libtorch's CUDA part; kaudit itself needs none).
+  void prepare(const std::string& load_path, const std::string& key);
+  // One call of the entry with the schema switch at `mutant` on `args`, whose tensors are on the
+  // device already (oracle mode's harness loop puts them there); waits for the device. The reply
+  // has run()'s statuses; `outputs` are the entry's, on the device, when it is "ok".
+  nlohmann::json call(const std::string& load_path, const std::string& key, int mutant,
+                      const std::vector<runtime::EntryArg>& args, std::vector<at::Tensor>& outputs, bool& context_lost);
 
  private:
   struct Library {

@@ -242,6 +242,65 @@ TEST(AuditCommand, SchemataGiveTheKillMatrixOfStandaloneBuilds) {
   }
 }
 
+// A mutant set (`kaudit mutate --out`, read with --mutants: how a machine without Clang audits)
+// gives the audit of the generated mutants: the same kill matrix and table, from a cache of its
+// own. A set made from another text of the kernel is refused before any work, naming the file.
+TEST(AuditCommand, AMutantSetGivesTheAuditOfTheGeneratedMutants) {
+  namespace fs = std::filesystem;
+  const fs::path shared = KAUDIT_TEST_CACHE;
+  const fs::path set = shared / "mutant_set";
+  fs::remove_all(set);
+  const std::vector<std::string> slice = {"--kernel", "relu/relu_gridstride", "--rule", "sem-drop-relu", "--rule",
+                                          "index-blockdim-to-griddim", "--rule", "hack-return-input"};
+  std::vector<std::string> mutate = {KAUDIT_EXE, "mutate", KAUDIT_CORPUS_DIR, "--out", set.string(), "--cache",
+                                     (shared / "nvrtc-set").string()};
+  mutate.insert(mutate.end(), slice.begin(), slice.end());
+  const auto m = kaudit::run_process(mutate, 900);
+  ASSERT_EQ(m.exit_code, 0) << m.err;
+  std::map<std::string, std::vector<nlohmann::json>> matrix;
+  std::map<std::string, std::string> table;
+  for (const std::string mode : {"generated", "set"}) {
+    const fs::path cache = shared / ("audit_" + mode + "_cache"), out = shared / ("audit_" + mode + "_out");
+    fs::remove_all(cache);
+    fs::create_directories(cache);
+    for (const char* part : {"nvrtc", "cpu-kernels", "cpu-pch", "references"}) {
+      fs::create_directories(shared / part);
+      fs::create_directory_symlink(shared / part, cache / part);
+    }
+    std::vector<std::string> args = {KAUDIT_EXE, "audit", "--oracle", "kernelbench-v0.1", "--cache", cache.string(),
+                                      "--out", out.string()};
+    args.insert(args.end(), slice.begin(), slice.end());
+    if (mode == "set") args.insert(args.end(), {"--mutants", set.string()});
+    const auto r = kaudit::run_process(args, 1800);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    matrix[mode] = read_jsonl(out / "kill-matrix.jsonl");
+    table[mode] = r.out.substr(0, r.out.find("kernel runs,"));
+    fs::remove_all(cache);
+  }
+  ASSERT_GE(matrix["set"].size(), 3u);
+  EXPECT_EQ(matrix["set"], matrix["generated"]);
+  EXPECT_EQ(table["set"], table["generated"]);
+
+  // The set's kernel digest no longer matches: refused, naming kernels.jsonl's line.
+  std::string lines;
+  {
+    std::ifstream in(set / "kernels.jsonl");
+    std::string line;
+    std::getline(in, line);
+    auto j = nlohmann::json::parse(line);
+    j["sha256"] = std::string(64, '0');
+    lines = j.dump() + "\n";
+  }
+  std::ofstream(set / "kernels.jsonl") << lines;
+  const auto bad = kaudit::run_process({KAUDIT_EXE, "audit", "--mutants", set.string(), "--kernel",
+                                        "relu/relu_gridstride", "--cache", (shared / "unused").string()},
+                                       300);
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
+  EXPECT_NE(bad.err.find("kernels.jsonl:1: the set was made from another version of relu/relu_gridstride"),
+            std::string::npos)
+      << bad.err;
+}
+
 TEST(AuditCommand, BadSpecStopsBeforeAnyWork) {
   const auto dir = std::filesystem::path(KAUDIT_TEST_CACHE) / "audit_bad_spec";
   std::filesystem::create_directories(dir);
