@@ -209,6 +209,18 @@ TEST(AuditCommand, OneMoreRuleRunsOnlyItsMutants) {
 // verdict as when it is built on its own. cumsum_block_scan has commented multi-line statements that
 // the barrier-moving rules rewrite (a schema once joined such a replacement's lines, and its `//`
 // comment swallowed the switch: every mutant of that schema ran broken code).
+// A cache of its own for audit results, sharing the shared cache's compiled kernels, prelude and
+// references (the slow parts that do not depend on what is compared).
+void fresh_audit_cache(const std::filesystem::path& shared, const std::filesystem::path& cache) {
+  namespace fs = std::filesystem;
+  fs::remove_all(cache);
+  fs::create_directories(cache);
+  for (const char* part : {"nvrtc", "cpu-kernels", "cpu-pch", "references"}) {
+    fs::create_directories(shared / part);
+    fs::create_directory_symlink(shared / part, cache / part);
+  }
+}
+
 TEST(AuditCommand, SchemataGiveTheKillMatrixOfStandaloneBuilds) {
   namespace fs = std::filesystem;
   const fs::path shared = KAUDIT_TEST_CACHE;
@@ -216,12 +228,7 @@ TEST(AuditCommand, SchemataGiveTheKillMatrixOfStandaloneBuilds) {
   for (const std::string mode : {"schemata", "standalone"}) {
     // Audit results of its own for each mode; compiled kernels, prelude and references shared.
     const fs::path cache = shared / ("audit_" + mode + "_cache"), out = shared / ("audit_" + mode + "_out");
-    fs::remove_all(cache);
-    fs::create_directories(cache);
-    for (const char* part : {"nvrtc", "cpu-kernels", "cpu-pch", "references"}) {
-      fs::create_directories(shared / part);
-      fs::create_directory_symlink(shared / part, cache / part);
-    }
+    fresh_audit_cache(shared, cache);
     std::vector<std::string> args = {KAUDIT_EXE, "audit", "--kernel", "cumsum/cumsum_block_scan", "--oracle",
                                      "kernelbench-v0.1", "--cache", cache.string(), "--out", out.string()};
     if (mode == "standalone") args.push_back("--no-schemata");
@@ -261,12 +268,7 @@ TEST(AuditCommand, AMutantSetGivesTheAuditOfTheGeneratedMutants) {
   std::map<std::string, std::string> table;
   for (const std::string mode : {"generated", "set"}) {
     const fs::path cache = shared / ("audit_" + mode + "_cache"), out = shared / ("audit_" + mode + "_out");
-    fs::remove_all(cache);
-    fs::create_directories(cache);
-    for (const char* part : {"nvrtc", "cpu-kernels", "cpu-pch", "references"}) {
-      fs::create_directories(shared / part);
-      fs::create_directory_symlink(shared / part, cache / part);
-    }
+    fresh_audit_cache(shared, cache);
     std::vector<std::string> args = {KAUDIT_EXE, "audit", "--oracle", "kernelbench-v0.1", "--cache", cache.string(),
                                       "--out", out.string()};
     args.insert(args.end(), slice.begin(), slice.end());
