@@ -4,6 +4,7 @@
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
+#include "oracle/harness.h"
 #include "runtime/cuda/build.h"
 #include "runtime/cuda/device.h"
 #include "runtime/worker.h"
@@ -117,6 +118,57 @@ torch::Tensor run(torch::Tensor x) {
   EXPECT_EQ(r.status, Status::Exception) << r.message;
   EXPECT_NE(r.message.find("expected a matrix"), std::string::npos) << r.message;
   expect_twice_still_right();
+}
+
+// Oracle mode on the GPU: a checker's loop (two trials, reference first) served by the CUDA worker
+// with PyTorch's caching allocator. A correct kernel passes both trials; one that faults is killed
+// with the cause "crash" on its first trial, and the loop after it, on a fresh worker, passes.
+kaudit::oracle::HarnessResult harness(const std::string& source, const at::Tensor& x,
+                                      kaudit::oracle::HarnessRequest& rq) {
+  const kaudit::cuda::CudaBuild b = compiler().build(source, "gpu_test.cu", "run");
+  EXPECT_TRUE(b.ok) << b.diagnostics;
+  rq.library = b.library;
+  rq.comparator = {kaudit::oracle::ComparatorKind::Allclose, 1e-2, 1e-2, false};
+  rq.models = {{}};
+  for (int t = 0; t < 2; ++t) {
+    kaudit::oracle::HarnessTrial trial;
+    trial.inputs = {x + t};
+    kaudit::oracle::HarnessArg arg;
+    arg.kind = kaudit::oracle::HarnessArg::Kind::Input;
+    trial.args = {arg};
+    trial.harness_reference = trial.judge_reference = {(x + t) * 2};
+    rq.trials.push_back(trial);
+  }
+  return kaudit::oracle::run_harness(gpu_runner(), rq);
+}
+
+TEST(Gpu, ACheckersLoopRunsOnTheDevice) {
+  SKIP_WITHOUT_GPU();
+  const at::Tensor x = at::arange(1000, at::kFloat);
+  kaudit::oracle::HarnessRequest good;
+  const auto r = harness(kaudit::test::kTwiceKernel, x, good);
+  ASSERT_EQ(r.trials.size(), 2u);
+  EXPECT_FALSE(kaudit::oracle::harness_verdict(good, r).killed);
+  EXPECT_TRUE(at::equal(r.trials[1].outputs.at(0), (x + 1) * 2));
+
+  const char* wild = R"(
+#include <torch/extension.h>
+__global__ void wild(float* y) { y[threadIdx.x + (1ll << 40)] = 1.0f; }
+torch::Tensor run(torch::Tensor x) {
+  auto y = torch::empty_like(x);
+  wild<<<1, 32>>>(y.data_ptr<float>());
+  return y;
+}
+)";
+  kaudit::oracle::HarnessRequest bad;
+  const auto v = kaudit::oracle::harness_verdict(bad, harness(wild, x, bad));
+  EXPECT_TRUE(v.killed);
+  EXPECT_EQ(v.trial, 0);
+  EXPECT_EQ(v.cause, "crash") << v.detail;
+
+  kaudit::oracle::HarnessRequest again;
+  const auto r2 = harness(kaudit::test::kTwiceKernel, x, again);
+  EXPECT_FALSE(kaudit::oracle::harness_verdict(again, r2).killed);
 }
 
 }  // namespace
