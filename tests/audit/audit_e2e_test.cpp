@@ -128,6 +128,7 @@ TEST(AuditCommand, TwoKernelSliceWithKnownOutcomes) {
     s->erase("seconds");
     s->erase("runs");
     s->erase("stage_seconds");
+    s->erase("workers");  // how many workers a run needed: a measurement, like the seconds
   }
   EXPECT_EQ(s1, s2);
 
@@ -141,6 +142,7 @@ TEST(AuditCommand, TwoKernelSliceWithKnownOutcomes) {
   s3.erase("seconds");
   s3.erase("runs");
   s3.erase("stage_seconds");
+  s3.erase("workers");
   EXPECT_EQ(s1, s3);
   const auto full_matrix = read_jsonl(out / "kill-matrix.jsonl");
   ASSERT_EQ(full_matrix.size(), matrix.size());
@@ -461,7 +463,7 @@ TEST(AuditCommand, CachedRecordsOfAnotherShapeAreRecomputed) {
   EXPECT_NE(again.err.find("unexpected shape"), std::string::npos) << again.err;
   auto s1 = nlohmann::json::parse(first.out), s2 = nlohmann::json::parse(again.out);
   for (auto* s : {&s1, &s2})
-    for (const char* volatile_field : {"seconds", "runs", "stage_seconds", "cached_kernels"}) s->erase(volatile_field);
+    for (const char* volatile_field : {"seconds", "runs", "stage_seconds", "cached_kernels", "workers"}) s->erase(volatile_field);
   EXPECT_EQ(s1, s2);
   EXPECT_EQ(read_text(out / "pools.json"), pools_before);  // the correct set and legality too
   EXPECT_EQ(read_text(out / "kill-matrix.jsonl"), matrix_before);
