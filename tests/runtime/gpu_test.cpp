@@ -19,6 +19,17 @@ using kaudit::runtime::Status;
     GTEST_SKIP() << gpu.problem;                                                 \
   }
 
+// Writes a terabyte past its output: an illegal address on any GPU.
+const char* const kWildKernel = R"(
+#include <torch/extension.h>
+__global__ void wild(float* y) { y[threadIdx.x + (1ll << 40)] = 1.0f; }
+torch::Tensor run(torch::Tensor x) {
+  auto y = torch::empty_like(x);
+  wild<<<1, 32>>>(y.data_ptr<float>());
+  return y;
+}
+)";
+
 kaudit::cuda::CudaCompiler& compiler() {
   static kaudit::cuda::CudaCompiler c(KAUDIT_TEST_CACHE, kaudit::cuda::probe_gpu().arch());
   return c;
@@ -58,16 +69,7 @@ TEST(Gpu, ACorrectKernelRunsOnTheDevice) {
 
 TEST(Gpu, AnIllegalAddressIsACrashAndTheNextRunGetsAFreshWorker) {
   SKIP_WITHOUT_GPU();
-  const char* bad = R"(
-#include <torch/extension.h>
-__global__ void wild(float* y) { y[threadIdx.x + (1ll << 40)] = 1.0f; }
-torch::Tensor run(torch::Tensor x) {
-  auto y = torch::empty_like(x);
-  wild<<<1, 32>>>(y.data_ptr<float>());
-  return y;
-}
-)";
-  const auto r = run(bad, "run", at::ones({32}));
+  const auto r = run(kWildKernel, "run", at::ones({32}));
   EXPECT_EQ(r.status, Status::Crash) << r.message;
   EXPECT_NE(r.message.find("cudaErrorIllegalAddress"), std::string::npos) << r.message;
   expect_twice_still_right();
@@ -151,17 +153,8 @@ TEST(Gpu, ACheckersLoopRunsOnTheDevice) {
   EXPECT_FALSE(kaudit::oracle::harness_verdict(good, r).killed);
   EXPECT_TRUE(at::equal(r.trials[1].outputs.at(0), (x + 1) * 2));
 
-  const char* wild = R"(
-#include <torch/extension.h>
-__global__ void wild(float* y) { y[threadIdx.x + (1ll << 40)] = 1.0f; }
-torch::Tensor run(torch::Tensor x) {
-  auto y = torch::empty_like(x);
-  wild<<<1, 32>>>(y.data_ptr<float>());
-  return y;
-}
-)";
   kaudit::oracle::HarnessRequest bad;
-  const auto v = kaudit::oracle::harness_verdict(bad, harness(wild, x, bad));
+  const auto v = kaudit::oracle::harness_verdict(bad, harness(kWildKernel, x, bad));
   EXPECT_TRUE(v.killed);
   EXPECT_EQ(v.trial, 0);
   EXPECT_EQ(v.cause, "crash") << v.detail;
