@@ -1,7 +1,6 @@
 #include "audit/backend.h"
 
 #include <algorithm>
-#include <set>
 
 #include "common/parallel.h"
 #include "runtime/cuda/device.h"
