@@ -408,16 +408,14 @@ void kill_adopted_children() {
   }
 }
 
-// A CUDA worker's loop (WorkerLimits::cuda): each request runs here, on this process's context.
-int serve_gpu(int in_fd, int out_fd, const std::string& nonce, const WorkerLimits& limits,
-              const std::map<std::string, RequestHandler>& handlers) {
-  if (!sandbox::disabled_by_user()) {
-    sandbox::enter_private_network();
-    if (const std::string e = sandbox::confine_gpu_worker(); !e.empty()) {
-      std::fprintf(stderr, "kaudit worker: cannot confine the GPU worker: %s\n", e.c_str());
-      return sandbox::kConfineFailedExitCode;
-    }
-  }
+// How a CUDA context's process tells its zygote that a run broke the context (after replying).
+constexpr int kContextLostExitCode = 89;
+
+// One CUDA context's life, in a process the CUDA worker's zygote forked: says ready once the
+// context exists, then serves requests on it until the input ends (0) or a run breaks it
+// (kContextLostExitCode, after the reply).
+int serve_gpu_context(int in_fd, int out_fd, const std::string& nonce, const WorkerLimits& limits,
+                      const std::map<std::string, RequestHandler>& handlers) {
   cuda::GpuRunner gpu(limits.gpu_memory_fraction);
   if (const std::string e = gpu.warm_up(); !e.empty()) std::fprintf(stderr, "kaudit worker: %s\n", e.c_str());
   if (!send_message(out_fd, {{"ready", true}, {"nonce", nonce}}, {})) return 4;
@@ -445,7 +443,10 @@ int serve_gpu(int in_fd, int out_fd, const std::string& nonce, const WorkerLimit
         if (handler == handlers.end()) throw std::runtime_error("request '" + kind + "' is not served by the CUDA backend");
         WorkerContext context;
         context.limits = &limits;
-        context.gpu_prepare = [&](const std::string& path) { gpu.prepare(load_path(path), path); };
+        context.gpu_prepare = [&](const std::string& path) {
+          gpu.prepare(load_path(path), path);
+          gpu.empty_cache();
+        };
         context.gpu_call = [&](const std::string& path, int mutant, const std::vector<EntryArg>& args,
                                std::vector<at::Tensor>& outs, bool& lost) {
           json r = gpu.call(load_path(path), path, mutant, args, outs, lost);
@@ -464,7 +465,53 @@ int serve_gpu(int in_fd, int out_fd, const std::string& nonce, const WorkerLimit
     reply["nonce"] = nonce;
     if (context_lost) reply["worker_ends"] = true;  // the runner starts the next run on a fresh worker
     if (!send_message(out_fd, reply, outputs)) return 4;
-    if (context_lost) return 0;
+    if (context_lost) return kContextLostExitCode;
+  }
+}
+
+// A CUDA worker (WorkerLimits::cuda). A context a run broke cannot be repaired, and a CUDA
+// process cannot fork once the driver is initialised; so this process confines itself, loads
+// libtorch's CUDA part without touching the device, and forks one process per context. When a
+// run breaks a context, that process replies and exits, and the next is forked here and says
+// ready on the same pipes: the runner keeps its worker (IsolatedRunner::exchange_once), and a
+// restart costs a context, not a new kaudit process loading libtorch. A context's process that
+// dies without a reply ends the worker with the same status, as if it were the worker: the
+// runner then reports the death and starts a new worker.
+// (A spare context made while the other serves was tried on the H200 and left out: with 16
+// workers, the restarts of a kernel whose mutants crash often were no faster, as contexts are
+// created one at a time; docs/ARCHITECTURE.md, "The CUDA backend".)
+int serve_gpu(int in_fd, int out_fd, const std::string& nonce, const WorkerLimits& limits,
+              const std::map<std::string, RequestHandler>& handlers) {
+  if (!sandbox::disabled_by_user()) {
+    sandbox::enter_private_network();
+    if (const std::string e = sandbox::confine_gpu_worker(); !e.empty()) {
+      std::fprintf(stderr, "kaudit worker: cannot confine the GPU worker: %s\n", e.c_str());
+      return sandbox::kConfineFailedExitCode;
+    }
+  }
+  // A failure here is said again by the context's warm-up, and by the first run.
+  if (const std::string e = cuda::GpuRunner::load_cuda_runtime(); !e.empty())
+    std::fprintf(stderr, "kaudit worker: %s\n", e.c_str());
+  const pid_t zygote = getpid();
+  for (;;) {
+    const pid_t child = fork();
+    if (child < 0) return 5;
+    if (child == 0) {
+      prctl(PR_SET_PDEATHSIG, SIGKILL);  // the zygote is single-threaded: this fires only when it dies
+      if (getppid() != zygote) _exit(0);
+      // _exit: a broken context's teardown in static destructors could hang or fail.
+      _exit(serve_gpu_context(in_fd, out_fd, nonce, limits, handlers));
+    }
+    int status = 0;
+    while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+    }
+    kill_adopted_children();  // what its runs left behind
+    if (WIFEXITED(status) && WEXITSTATUS(status) == kContextLostExitCode) continue;
+    if (WIFSIGNALED(status)) {
+      std::signal(WTERMSIG(status), SIG_DFL);
+      raise(WTERMSIG(status));
+    }
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 5;
   }
 }
 }  // namespace
@@ -708,14 +755,23 @@ bool IsolatedRunner::start(std::string& error) {
   worker_err_ = err[0];
   stderr_tail_.clear();
   nonce_ = random_nonce();
+  if (!send_message(to_worker_, {{"nonce", nonce_}}, {})) {
+    error = "the worker did not take its nonce" + (stderr_tail_.empty() ? std::string() : ": " + stderr_tail_);
+    stop();
+    return false;
+  }
+  return await_ready(error);
+}
+
+bool IsolatedRunner::await_ready(std::string& error) {
   Reader reader{from_worker_, worker_err_, &stderr_tail_,
                 std::chrono::steady_clock::now() + std::chrono::seconds(kStartupSeconds)};
   const auto started = std::chrono::steady_clock::now();
   ++starts_;
   json hello;
   std::vector<at::Tensor> none;
-  if (!send_message(to_worker_, {{"nonce", nonce_}}, {}) || reader.read_message(hello, none) != ReadResult::Ok ||
-      !hello.value("ready", false) || hello.value("nonce", std::string()) != nonce_) {
+  if (reader.read_message(hello, none) != ReadResult::Ok || !hello.value("ready", false) ||
+      hello.value("nonce", std::string()) != nonce_) {
     error = "the worker did not start within " + std::to_string(kStartupSeconds) + " s" +
             (stderr_tail_.empty() ? std::string() : ": " + stderr_tail_);
     stop();
@@ -735,6 +791,7 @@ void IsolatedRunner::stop() {
   for (int* fd : {&to_worker_, &from_worker_, &worker_err_})
     if (*fd >= 0) { close(*fd); *fd = -1; }
   pid_ = -1;
+  awaiting_context_ = false;
 }
 
 namespace {
@@ -797,9 +854,9 @@ IsolatedRunner::Check IsolatedRunner::check_reply(const json& reply, std::string
 }
 
 std::string IsolatedRunner::leftover_processes() const {
-  // After a reply the worker's tree is the zygote and its serving child, nothing else: a process
-  // below the child, or a second child of the zygote (adopted after its parent died), was left by
-  // the kernel that just ran.
+  // After a reply the worker's tree is the zygote and its serving child (for a CUDA worker, the
+  // process of its context), nothing else: a process below the child, or a second child of the
+  // zygote (adopted after its parent died), was left by the kernel that just ran.
   std::vector<pid_t> children = child_processes(pid_);
   std::vector<pid_t> extra;
   if (children.size() > 1) extra.assign(children.begin() + 1, children.end());
@@ -837,6 +894,15 @@ bool IsolatedRunner::drop_stale_replies(std::string& violation) {
 
 bool IsolatedRunner::exchange_once(const json& req, const std::vector<at::Tensor>& tensors, int runs, Exchange& ex,
                                    std::string& violation) {
+  if (pid_ >= 0 && awaiting_context_) {
+    // A CUDA worker whose last run broke its context: its zygote forks a new one, which says
+    // ready on the same pipes (runtime/worker.cpp, serve_gpu). If it does not, a new worker.
+    awaiting_context_ = false;
+    const pid_t worker = pid_;
+    std::string error;
+    if (!await_ready(error))  // it stopped the worker
+      std::fprintf(stderr, "kaudit: worker %d gave no new CUDA context (%s): replaced\n", (int)worker, error.c_str());
+  }
   if (pid_ < 0) {
     std::string error;
     if (!start(error)) {
@@ -889,7 +955,8 @@ bool IsolatedRunner::exchange_once(const json& req, const std::vector<at::Tensor
       const bool worker_ends = resp.value("worker_ends", false);
       ex.reply = std::move(resp);
       ex.tensors = std::move(outputs);
-      if (worker_ends) stop();  // a CUDA worker whose context a run broke: the next run gets a fresh one
+      // A CUDA worker whose context a run broke: the next run gets a fresh context.
+      if (worker_ends) awaiting_context_ = true;
       return true;
     }
     if (r == ReadResult::Bad) {  // not a message the worker's protocol code writes

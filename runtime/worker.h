@@ -111,8 +111,8 @@ class IsolatedRunner {
   double wall_limit_seconds(int runs = 1) const;
   // Protocol violations seen (each killed a worker); the worker's pid (-1: none running).
   int violations() const { return violations_; }
-  // Workers started, and the seconds spent waiting for them to be ready (a CUDA worker after a
-  // crash is a new process: what that costs an audit on the GPU).
+  // Workers (and CUDA contexts after a crash) started, and the seconds spent waiting for them to
+  // be ready: what restarts cost an audit on the GPU.
   int starts() const { return starts_; }
   double start_seconds() const { return start_seconds_; }
   pid_t worker_pid() const { return pid_; }
@@ -120,6 +120,9 @@ class IsolatedRunner {
  private:
   enum class Check { Current, Stale, Violation };
   bool start(std::string& error);
+  // Reads the worker's "ready" (its nonce, within kStartupSeconds): after start(), and after a
+  // CUDA worker's run broke its context (a new context's process says it). Counts a start.
+  bool await_ready(std::string& error);
   void stop();
   RunResult collect_death(RunResult r, bool timed_out, int runs = 1);
   // Reads and drops replies already waiting (to earlier requests); false, with the reason, on
@@ -143,6 +146,7 @@ class IsolatedRunner {
   int violations_ = 0;
   int starts_ = 0;
   double start_seconds_ = 0;
+  bool awaiting_context_ = false;  // the last reply said "worker_ends" (a CUDA context broke)
 };
 
 constexpr double kWallBackstopFactor = 4;
@@ -158,7 +162,9 @@ struct WorkerContext {
   std::function<void(std::uint64_t)> set_progress;
   const WorkerLimits* limits = nullptr;
   // Set in a CUDA worker only (WorkerLimits::cuda; `library` is not): gpu_prepare loads the
-  // library at `path` (its sealed copy) and readies device 0, so CUDA tensors can be made;
+  // library at `path` (its sealed copy) and readies device 0 as a new process finds it (PyTorch's
+  // caching allocator holds no block: a checker's harness starts in a process of its own), so
+  // CUDA tensors can be made;
   // gpu_call runs its entry (runtime/cuda/gpu_run.h, GpuRunner::call) on device arguments.
   // `context_lost`: the device is unusable, the worker ends after the reply.
   std::function<void(const std::string& path)> gpu_prepare;

@@ -38,14 +38,28 @@ const GpuRunner::Library& GpuRunner::load(const std::string& load_path, const st
   lib.select = reinterpret_cast<decltype(lib.select)>(dlsym(h, "kaudit_gpu_select"));
   lib.finish = reinterpret_cast<decltype(lib.finish)>(dlsym(h, "kaudit_gpu_finish"));
   lib.limit_memory = reinterpret_cast<decltype(lib.limit_memory)>(dlsym(h, "kaudit_gpu_limit_memory"));
-  if (!lib.invoke || !lib.select || !lib.finish || !lib.limit_memory)
+  lib.empty_cache = reinterpret_cast<decltype(lib.empty_cache)>(dlsym(h, "kaudit_gpu_empty_cache"));
+  if (!lib.invoke || !lib.select || !lib.finish || !lib.limit_memory || !lib.empty_cache)
     throw std::runtime_error("the kernel library " + key + " lacks kaudit_gpu_entry.h's functions");
   return libraries_.emplace(key, lib).first->second;
 }
 
-std::string GpuRunner::warm_up() {
+std::string GpuRunner::load_cuda_runtime() {
+  // Loading runs libtorch_cuda's static initialisers, which register the CUDA backend but do not
+  // initialise the driver (PyTorch initialises CUDA lazily, at the first device call), so the
+  // process may still fork.
   const std::string lib = std::string(KAUDIT_TORCH_LIB_DIR) + "/libtorch_cuda.so";
   if (!dlopen(lib.c_str(), RTLD_NOW | RTLD_GLOBAL)) return std::string("cannot load ") + lib + ": " + dlerror();
+  return {};
+}
+
+void GpuRunner::empty_cache() {
+  // Any loaded library reaches the one allocator of this process (they share libtorch).
+  if (!libraries_.empty()) libraries_.begin()->second.empty_cache();
+}
+
+std::string GpuRunner::warm_up() {
+  if (std::string e = load_cuda_runtime(); !e.empty()) return e;
   try {
     (void)at::empty({1}, at::TensorOptions().device(at::Device(at::kCUDA, 0))).cpu();
   } catch (const std::exception& e) {

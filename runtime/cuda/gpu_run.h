@@ -34,11 +34,18 @@ class GpuRunner {
   // must end after replying.
   nlohmann::json run(const std::string& load_path, const std::string& key, const nlohmann::json& request,
                      const std::vector<at::Tensor>& tensors, std::vector<at::Tensor>& outputs, bool& context_lost);
-  // Before the worker says it is ready: loads libtorch's CUDA part and creates the CUDA context, so
-  // that a run's time limit covers the run, not the second or so a fresh worker spends there
-  // (each worker after a crash is fresh). Returns what failed, or empty; a failure is not fatal
-  // (the first run reports it).
+  // Loads libtorch's CUDA part without touching the device, so a process can fork after it: the
+  // CUDA worker's zygote calls it once, and each context it forks starts with it loaded (seconds
+  // saved on every restart after a crash). Returns what failed, or empty.
+  static std::string load_cuda_runtime();
+  // Before the worker says it is ready: loads libtorch's CUDA part (if not yet) and creates the
+  // CUDA context, so that a run's time limit covers the run, not the second or so a fresh context
+  // takes. Returns what failed, or empty; a failure is not fatal (the first run reports it).
   std::string warm_up();
+  // Gives every block PyTorch's caching allocator holds back to the driver, as a new process
+  // starts: a checker's harness runs in a process of its own, so the blocks the previous request
+  // left must not be what its `torch.empty` returns. No-op before any library is loaded.
+  void empty_cache();
   // Loads the library (once per worker) and readies the device: CUDA tensors can be made after it
   // (the library brings libtorch's CUDA part; kaudit itself needs none).
   void prepare(const std::string& load_path, const std::string& key);
@@ -54,6 +61,7 @@ class GpuRunner {
     int (*select)(int, char*, std::size_t) = nullptr;
     int (*finish)(char*, std::size_t) = nullptr;
     void (*limit_memory)(double) = nullptr;
+    void (*empty_cache)() = nullptr;
   };
   const Library& load(const std::string& load_path, const std::string& key);
   std::map<std::string, Library> libraries_;

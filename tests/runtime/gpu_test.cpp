@@ -67,12 +67,19 @@ TEST(Gpu, ACorrectKernelRunsOnTheDevice) {
   expect_twice_still_right();  // the same worker, its library loaded once
 }
 
-TEST(Gpu, AnIllegalAddressIsACrashAndTheNextRunGetsAFreshWorker) {
+// The broken context's process ends; the worker's zygote forks the next, which says ready on the
+// same pipes: one start more, the same worker.
+TEST(Gpu, AnIllegalAddressIsACrashAndTheNextRunGetsAFreshContext) {
   SKIP_WITHOUT_GPU();
+  expect_twice_still_right();
+  const pid_t worker = gpu_runner().worker_pid();
+  const int starts = gpu_runner().starts();
   const auto r = run(kWildKernel, "run", at::ones({32}));
   EXPECT_EQ(r.status, Status::Crash) << r.message;
   EXPECT_NE(r.message.find("cudaErrorIllegalAddress"), std::string::npos) << r.message;
   expect_twice_still_right();
+  EXPECT_EQ(gpu_runner().worker_pid(), worker);
+  EXPECT_EQ(gpu_runner().starts(), starts + 1);
 }
 
 TEST(Gpu, AnImpossibleLaunchIsALaunchError) {

@@ -1,28 +1,40 @@
 #!/usr/bin/env bash
-# GPU audits of a mutant set, one task at a time, so that a run cut off by a time limit (a device
+# GPU audits of a mutant set, one audit per task, so that a run cut off by a time limit (a device
 # call) still leaves the tasks it finished. Usage (on the GPU machine, after tools/gpu/setup.sh):
-#   LIMIT=SECONDS tools/gpu/audit-by-task.sh SET OUT [TASK...]
+#   LIMIT=SECONDS PARALLEL=N tools/gpu/audit-by-task.sh SET OUT [TASK...]
 # SET: `kaudit mutate --out SET` made on a CPU machine; OUT/<task>/ gets each task's audit folder
 # and OUT/<task>.err its progress. Default tasks: every task of the set. LIMIT (default 3600) bounds
-# the whole loop. The audits share one cache (KAUDIT_CACHE, default OUT/cache).
+# the whole loop. PARALLEL (default 1) tasks are audited at once, each with its share of the cores
+# (--jobs), so one task's nvcc builds and legality runs overlap another's mutant runs. The audits
+# share one cache (KAUDIT_CACHE, default OUT/cache; its entries are sealed files, safe to share).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 set_dir=$1 out=$2
 shift 2
 start=$(date +%s)
+parallel=${PARALLEL:-1}
+jobs=$(( $(nproc) / parallel ))
+((jobs < 1)) && jobs=1
 tasks=("$@")
 ((${#tasks[@]})) || mapfile -t tasks < <(python3 -c "import json,sys
 print('\n'.join(sorted({json.loads(l)['kernel'].split('/')[0] for l in open(sys.argv[1])})))" "$set_dir/kernels.jsonl")
 mkdir -p "$out"
 export KAUDIT_CACHE=${KAUDIT_CACHE:-$out/cache}
-for t in "${tasks[@]}"; do
-  left=$(( ${LIMIT:-3600} - ($(date +%s) - start) ))
-  ((left < 30)) && break
+audit_task() {
+  local t=$1 left=$2
+  local kernels
   kernels=$(python3 -c "import json,sys
 print(' '.join('--kernel ' + json.loads(l)['kernel'] for l in open(sys.argv[1]) if json.loads(l)['kernel'].startswith(sys.argv[2] + '/')))" "$set_dir/kernels.jsonl" "$t")
   # shellcheck disable=SC2086
-  timeout "$left" build-gpu/tools/kaudit audit --backend cuda --mutants "$set_dir" $kernels --out "$out/$t" \
-    >"$out/$t.txt" 2>"$out/$t.err"
+  timeout "$left" build-gpu/tools/kaudit audit --backend cuda --mutants "$set_dir" $kernels --jobs "$jobs" \
+    --out "$out/$t" >"$out/$t.txt" 2>"$out/$t.err"
   echo "$t: exit $? after $(( $(date +%s) - start )) s"
   grep "done:" "$out/$t.err"
+}
+for t in "${tasks[@]}"; do
+  while (( $(jobs -rp | wc -l) >= parallel )); do wait -n; done
+  left=$(( ${LIMIT:-3600} - ($(date +%s) - start) ))
+  ((left < 30)) && break
+  audit_task "$t" "$left" &
 done
+wait

@@ -7,6 +7,7 @@
 //   int kaudit_gpu_select(mutant, err, errlen)     sets the schema switch on host and device
 //   int kaudit_gpu_finish(err, errlen)             waits for the device; the first CUDA error's code
 //   void kaudit_gpu_limit_memory(fraction)         bounds PyTorch's caching allocator on device 0
+//   void kaudit_gpu_empty_cache()                  returns the allocator's cached blocks to the driver
 // kinds[i] says what argument i is: 0 a tensor (tensors[i]), 1 an integer, 2 a real, 3 a bool
 // (values[i]); the entry's own parameter types take the values as the CPU backend's shim does
 // (runtime/cpu/include/kaudit_cpu/prelude.h, invoke_entry).
@@ -121,6 +122,9 @@ inline int finish(char* err, size_t errlen) {
   }                                                                                                    \
   extern "C" __attribute__((visibility("default"))) void kaudit_gpu_limit_memory(double fraction) {    \
     c10::cuda::CUDACachingAllocator::setMemoryFraction(fraction, 0);                                   \
+  }                                                                                                    \
+  extern "C" __attribute__((visibility("default"))) void kaudit_gpu_empty_cache() {                    \
+    c10::cuda::CUDACachingAllocator::emptyCache();                                                     \
   }
 
 template <class R, class... P>
