@@ -312,6 +312,33 @@ TEST_F(BadCorpus, DiagnosticsAreDeterministic) {
 // ---------------------------------------------------------------------------------------------
 // Pieces
 
+// The built-in corpus runs at the real benchmarks' shapes (issue 20, item 5; docs/CORPUS.md, "Shape
+// presets"): every task has `small`, `kernelbench` (KernelBench's current problem sizes) and
+// `kernelbench-v0` (its first release's), each giving every input a shape; KernelBench's current
+// sizes are at least as large as `small` (v0's need not be: cross_entropy's are 4096 x 10).
+TEST(BuiltinCorpus, EveryTaskHasTheBenchmarksPresets) {
+  const LoadResult r = load_corpus(KAUDIT_BUILTIN_CORPUS);
+  ASSERT_TRUE(r.ok());
+  ASSERT_FALSE(r.corpus.tasks.empty());
+  for (const Task& t : r.corpus.tasks) {
+    const auto elements = [&](const std::string& preset) {
+      const Assignment a = resolve(t, preset);
+      std::int64_t n = 0;
+      for (const InputSpec& in : t.inputs) {
+        std::int64_t e = 1;
+        for (std::int64_t d : shape_of(in, a)) e *= d;
+        n += e;
+      }
+      return n;
+    };
+    for (const char* preset : {"small", "kernelbench", "kernelbench-v0"})
+      EXPECT_TRUE(t.presets.contains(preset)) << t.name << " lacks the preset " << preset;
+    if (!t.presets.contains("kernelbench") || !t.presets.contains("kernelbench-v0")) continue;
+    EXPECT_GE(elements("kernelbench"), elements("small")) << t.name;
+    EXPECT_GT(elements("kernelbench-v0"), 0) << t.name;
+  }
+}
+
 TEST(CorpusLoader, MissingRoot) {
   LoadResult r = load_corpus(kFixtures / "does_not_exist");
   ASSERT_EQ(r.diagnostics.size(), 1u);
