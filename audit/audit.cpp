@@ -325,7 +325,7 @@ bool is_sanity_input(const PoolInput& in) {
 }  // namespace
 
 std::vector<PoolInput> candidate_pool(const corpus::Task& task, const std::vector<oracle::OracleSpec>& pool_specs,
-                                      const std::vector<oracle::OracleSpec>& scored) {
+                                      const std::vector<oracle::OracleSpec>& scored, const std::string& preset) {
   std::vector<PoolInput> pool;
   std::map<std::string, std::size_t> index;
   const auto add = [&](const oracle::Recipe& r, const std::string& user) {
@@ -343,8 +343,8 @@ std::vector<PoolInput> candidate_pool(const corpus::Task& task, const std::vecto
   };
   for (const auto& spec : pool_specs)
     for (const auto& t : oracle::trials_for(spec, task.name)) add(t, spec.name + "/" + t.name);
-  for (const auto& r : oracle::gate_recipes(task)) add(r, "gate/" + r.name);
-  for (const auto& r : oracle::pattern_recipes()) add(r, "pattern/" + r.name);
+  for (const auto& r : oracle::gate_recipes(task, preset)) add(r, "gate/" + r.name);
+  for (const auto& r : oracle::pattern_recipes(preset)) add(r, "pattern/" + r.name);
   for (const auto& spec : scored)
     for (const auto& t : oracle::trials_for(spec, task.name)) add(t, spec.name + "/" + t.name);
   for (auto& in : pool) {
@@ -439,7 +439,7 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
     std::set<std::string> keys;
     for (const auto& task : corpus.tasks) {
       if (std::none_of(kernels.begin(), kernels.end(), [&](const auto* k) { return k->task == task.name; })) continue;
-      for (const auto& in : candidate_pool(task, options.pool_specs, options.oracles)) {
+      for (const auto& in : candidate_pool(task, options.pool_specs, options.oracles, options.preset)) {
         if (!in.usable) continue;
         try {
           auto dims = oracle::dims_for(task, in.recipe);
@@ -468,7 +468,7 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
 
     // 2. Pool, made concrete. The pool specs come first, so scoring fewer or other oracles
     // leaves the pool (and every witness) of the default audit unchanged.
-    TaskPool tp{task.name, candidate_pool(task, options.pool_specs, options.oracles), {}};
+    TaskPool tp{task.name, candidate_pool(task, options.pool_specs, options.oracles, options.preset), {}};
     auto& pool = tp.inputs;
     std::vector<Prepared> prepared(pool.size());
     for (std::size_t p = 0; p < pool.size(); ++p) {

@@ -74,6 +74,9 @@ struct AuditOptions {
   // the scored oracles' (the CLI passes every built-in spec): the pool, and so every witness,
   // stays the same whichever oracles are scored, as long as their trials are in it.
   std::vector<oracle::OracleSpec> pool_specs;
+  // The task shape preset of the gate's recipes and the structured patterns in the pool; the
+  // specs carry their own (`kaudit audit --preset P` moves specs and pool to P together).
+  std::string preset = "small";
   oracle::Comparator witness{oracle::ComparatorKind::Allclose, 1e-2, 1e-2, false};
   // CPU time per run, enforced in the worker (correct kernels at the small presets take
   // milliseconds): the same verdict on a busy machine as on an idle one. A mutant that times out
@@ -172,7 +175,9 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
 // recipe and ordered cheap first, ties in that order. A scored oracle whose trials are all in the
 // pool already (a suite from `kaudit cover`) leaves the pool, and so every witness and cached
 // row, exactly as the default audit has them.
+// The gate's recipes and the patterns run at `preset` (AuditOptions::preset).
 std::vector<PoolInput> candidate_pool(const corpus::Task& task, const std::vector<oracle::OracleSpec>& pool_specs,
-                                      const std::vector<oracle::OracleSpec>& scored = {});
+                                      const std::vector<oracle::OracleSpec>& scored = {},
+                                      const std::string& preset = "small");
 
 }  // namespace kaudit::audit

@@ -177,21 +177,25 @@ std::vector<at::Tensor> make_inputs(const corpus::Task& task, const Recipe& reci
 }
 
 namespace {
-// Appends a recipe with defaults but for its name, distribution and fixed seed.
-Recipe& append_recipe(std::vector<Recipe>& out, std::string name, Distribution d, uint64_t seed) {
+// Appends a recipe with defaults but for its name, distribution, fixed seed and preset.
+Recipe& append_recipe(std::vector<Recipe>& out, std::string name, Distribution d, uint64_t seed,
+                      const std::string& preset) {
   Recipe r;
   r.name = std::move(name);
   r.distribution = d;
   r.seed = seed;
+  r.preset = preset;
   out.push_back(std::move(r));
   return out.back();
 }
 }  // namespace
 
-std::vector<Recipe> gate_recipes(const corpus::Task& task) {
+std::vector<Recipe> gate_recipes(const corpus::Task& task, const std::string& preset) {
   // Seeds are fixed constants: the gate must judge a kernel identically on every run.
   std::vector<Recipe> out;
-  auto add = [&](std::string name, Distribution d, uint64_t seed) -> Recipe& { return append_recipe(out, std::move(name), d, seed); };
+  auto add = [&](std::string name, Distribution d, uint64_t seed) -> Recipe& {
+    return append_recipe(out, std::move(name), d, seed, preset);
+  };
   add("gate-uniform01", Distribution::Uniform01, 0x6761746501ull);  // what KernelBench draws
   add("gate-normal", Distribution::Normal, 0x6761746502ull);
   {
@@ -208,9 +212,11 @@ std::vector<Recipe> gate_recipes(const corpus::Task& task) {
   return out;
 }
 
-std::vector<Recipe> pattern_recipes() {
+std::vector<Recipe> pattern_recipes(const std::string& preset) {
   std::vector<Recipe> out;
-  auto add = [&](std::string name, Distribution d, uint64_t seed) -> Recipe& { return append_recipe(out, std::move(name), d, seed); };
+  auto add = [&](std::string name, Distribution d, uint64_t seed) -> Recipe& {
+    return append_recipe(out, std::move(name), d, seed, preset);
+  };
   add("pattern-constant-rows", Distribution::ConstantRows, 0x7061747401ull);
   add("pattern-one-hot", Distribution::OneHot, 0x7061747402ull);
   add("pattern-alternating", Distribution::Alternating, 0x7061747403ull);

@@ -102,14 +102,14 @@ std::vector<double> make_values(const corpus::Task& task, const Recipe& recipe, 
                                 const corpus::Assignment& dims);
 
 // The verification gate's recipes for a task: uniform [0,1), normal, negative (-(u + 0.1)),
-// large magnitude (normal x 1000), small magnitude (normal x 0.01), all on the small preset, then
+// large magnitude (normal x 1000), small magnitude (normal x 0.01), all on `preset`, then
 // normal on each odd shape. Each has its own fixed seed; the list is the same on every run.
-std::vector<Recipe> gate_recipes(const corpus::Task& task);
+std::vector<Recipe> gate_recipes(const corpus::Task& task, const std::string& preset = "small");
 
-// Structured inputs every task's candidate pool holds (on the small preset, fixed seeds): constant
+// Structured inputs every task's candidate pool holds (on `preset`, fixed seeds): constant
 // rows, one-hot rows, alternating signs, exp overflow (89..99) and exp underflow (-119..-107:
 // every expf is 0 without max subtraction, so a softmax divides 0 by 0).
-std::vector<Recipe> pattern_recipes();
+std::vector<Recipe> pattern_recipes(const std::string& preset = "small");
 
 // "float32" -> at::kFloat, "float16" -> at::kHalf, "int64" -> at::kLong.
 at::ScalarType scalar_type_of(const std::string& dtype);

@@ -214,6 +214,17 @@ std::vector<OracleSpec> load_specs(const fs::path& dir) {
   return out;
 }
 
+OracleSpec at_preset(OracleSpec spec, const std::string& preset) {
+  const auto move = [&](std::vector<Recipe>& trials) {
+    for (Recipe& r : trials)
+      if (!r.shape && r.preset == spec.shape_preset) r.preset = preset;
+  };
+  move(spec.trials);
+  for (auto& [task, trials] : spec.task_trials) move(trials);
+  spec.shape_preset = preset;
+  return spec;
+}
+
 json spec_to_json(const OracleSpec& s) {
   json trials = json::array();
   for (const auto& t : s.trials) trials.push_back(t);

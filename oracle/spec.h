@@ -89,6 +89,10 @@ class SpecError : public std::runtime_error {
 };
 
 OracleSpec parse_spec(const std::string& text, const std::filesystem::path& file);
+// The spec at another shape preset (`kaudit audit --preset`): its shape_preset and every trial
+// that runs at it (those that name no preset and no shape, or name the same one) move to
+// `preset`; trials at an odd shape, another named preset or an explicit shape stay.
+OracleSpec at_preset(OracleSpec spec, const std::string& preset);
 OracleSpec load_spec(const std::filesystem::path& file);
 // Every *.json in `dir`, sorted by name; the first bad file throws.
 std::vector<OracleSpec> load_specs(const std::filesystem::path& dir);

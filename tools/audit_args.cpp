@@ -1,5 +1,6 @@
 #include "tools/audit_args.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -24,6 +25,9 @@ const char* const kAuditFlagsHelp =
     "                   --timeout is then wall-clock seconds, default 5)\n"
     "  --mutants DIR    audit the mutant set `kaudit mutate --out DIR` wrote instead of generating\n"
     "                   mutants (no Clang needed: how a GPU machine without Clang audits)\n"
+    "  --preset P       run every spec, the gate's recipes and the patterns at the task shape preset P\n"
+    "                   (e.g. kernelbench-v0, kernelbench: the benchmark's sizes, docs/CORPUS.md) instead\n"
+    "                   of `small`; odd shapes and explicit shapes stay\n"
     "  --include-unverified  also take kernels the verification gate rejected at `kaudit import`\n";
 
 bool parse_audit_flag(const std::vector<std::string>& args, std::size_t& i, AuditArgs& a) {
@@ -58,6 +62,11 @@ bool parse_audit_flag(const std::vector<std::string>& args, std::size_t& i, Audi
   else if (flag == "--cache") a.options.cache_dir = value();
   else if (flag == "--backend") a.cuda = parse_backend_flag(value());
   else if (flag == "--mutants") a.mutants = value();
+  else if (flag == "--preset") {
+    a.preset = value();
+    if (a.preset.empty() || a.preset.rfind("odd:", 0) == 0)
+      throw std::invalid_argument("--preset needs the name of a task preset (small, kernelbench-v0, kernelbench...)");
+  }
   else return false;
   return true;
 }
@@ -92,6 +101,24 @@ std::optional<corpus::LoadResult> load_for_audit(const char* command, AuditArgs&
     }
   // A trial without a shape on some task (an odd shape it lacks, a negative dim) would reject
   // every kernel there: a spec error, before any work.
+  if (!a.preset.empty()) {
+    // Every task audited must have the preset: an input at a missing preset is no input at all.
+    for (const auto& t : loaded.corpus.tasks) {
+      const bool audited = a.options.only.empty() || std::any_of(a.options.only.begin(), a.options.only.end(), [&](const std::string& id) {
+                             return id.substr(0, id.find('/')) == t.name;
+                           });
+      if (audited && !t.presets.contains(a.preset)) {
+        std::string names;
+        for (const auto& [name, _] : t.presets) names += (names.empty() ? "" : ", ") + name;
+        std::fprintf(stderr, "kaudit %s: --preset %s: task '%s' has no such preset (it has: %s); add it to %s or leave the task out with --kernel\n",
+                     command, a.preset.c_str(), t.name.c_str(), names.c_str(), t.task_json.c_str());
+        return std::nullopt;
+      }
+    }
+    for (auto* specs : {&a.options.oracles, &a.options.pool_specs})
+      for (auto& spec : *specs) spec = oracle::at_preset(std::move(spec), a.preset);
+    a.options.preset = a.preset;
+  }
   try {
     std::vector<std::string> tasks;  // of the --kernel ids, if any
     for (const auto& id : a.options.only) tasks.push_back(id.substr(0, id.find('/')));

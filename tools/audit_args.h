@@ -18,6 +18,7 @@ struct AuditArgs {
   bool cuda = false;                // --backend cuda
   bool timeout_given = false;       // --timeout was given (the CUDA backend's default differs)
   std::filesystem::path mutants;    // --mutants DIR: a mutant set instead of generating mutants
+  std::string preset;               // --preset P: specs and pool at task preset P (empty: as the specs say)
   std::shared_ptr<const mutators::MutantSet> mutant_set;  // read by load_for_audit
   audit::AuditOptions options;
   AuditArgs();
@@ -30,7 +31,8 @@ extern const char* const kAuditFlagsHelp;
 // Throws std::invalid_argument for a bad value or an unknown rule.
 bool parse_audit_flag(const std::vector<std::string>& args, std::size_t& i, AuditArgs& a);
 
-// Loads the corpus (diagnostics to stderr), checks the --kernel ids, reads the mutant set, checks
+// Loads the corpus (diagnostics to stderr), checks the --kernel ids, moves the specs and the pool
+// to --preset (every audited task must have it), reads the mutant set, checks
 // that --backend cuda has a GPU, and sets the worker and a progress printer. Prints "kaudit <command>: ..." and returns nullopt when it cannot go on.
 std::optional<corpus::LoadResult> load_for_audit(const char* command, AuditArgs& a);
 

@@ -21,7 +21,8 @@ namespace {
 const char* kHelp =
     "usage: kaudit audit [--oracle SPEC]... [--corpus PATH] [--out DIR] [--json] [--kernel TASK/NAME]...\n"
     "                    [--rule ID]... [--witness-tol T] [--timeout S] [--thread-budget N] [--jobs N]\n"
-    "                    [--cache DIR] [--full-matrix] [--no-schemata] [--backend cpu|cuda] [--mutants DIR]\n\n"
+    "                    [--cache DIR] [--full-matrix] [--no-schemata] [--backend cpu|cuda] [--mutants DIR]\n"
+    "                    [--preset P]\n\n"
     "Measures correctness checkers (oracle specs) on the mutants of a corpus (default: the built-in\n"
     "one), on the CPU backend (or on this machine's GPU: --backend cuda):\n"
     "  1. mutate: every rule at every site, compiled with NVRTC, deduplicated by image;\n"
@@ -51,7 +52,9 @@ const char* kHelp =
     "                   --timeout is then wall-clock seconds, default 5)\n"
     "  --mutants DIR    audit the mutant set `kaudit mutate --out DIR` wrote instead of generating\n"
     "                   mutants (no Clang needed: how a GPU machine without Clang audits)\n"
-    "  --full-matrix    run every mutant on every legal input (full kill-matrix rows, for set cover)\n"
+    "  --preset P       every spec, the gate's recipes and the patterns at the task shape preset P\n"
+    "                   (kernelbench-v0, kernelbench: the benchmark's sizes, docs/CORPUS.md) instead of\n"
+    "                   `small`; odd and explicit shapes stay. The report names each spec's preset\n"    "  --full-matrix    run every mutant on every legal input (full kill-matrix rows, for set cover)\n"
     "                   instead of stopping at the witness; completes cached rows\n"
     "  --no-schemata    build every mutant on its own instead of many behind a switch in one build\n"
     "                   (much slower; its kill matrix must equal the default's: with a fresh --cache,\n"
@@ -272,6 +275,7 @@ int audit_command(const std::vector<std::string>& args) {
   options.oracles = oracles;
   auto loaded = load_for_audit("audit", shared);
   if (!loaded) return 2;
+  oracles = options.oracles;  // at --preset, if given
   const std::filesystem::path& root = shared.root;
   const audit::AuditResult r = audit::run_audit(loaded->corpus, options);
 

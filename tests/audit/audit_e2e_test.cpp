@@ -251,6 +251,55 @@ TEST(AuditCommand, SchemataGiveTheKillMatrixOfStandaloneBuilds) {
   }
 }
 
+// --preset moves every spec's trials at its preset, the gate's recipes and the patterns to the
+// named task preset (here KernelBench v0's 16 x 16384 for relu); odd shapes stay; the report and
+// summary.json name the preset of each spec. A preset some audited task lacks is refused before
+// any work, naming its task.json.
+TEST(AuditCommand, APresetMovesTheSpecsAndThePool) {
+  namespace fs = std::filesystem;
+  const fs::path shared = KAUDIT_TEST_CACHE, cache = shared / "audit_preset_cache", out = shared / "audit_preset_out";
+  fresh_audit_cache(shared, cache);
+  const auto r = kaudit::run_process({KAUDIT_EXE, "audit", "--preset", "kernelbench-v0", "--kernel", "relu/relu_gridstride",
+                                      "--rule", "hack-return-input", "--oracle", "kernelbench-v0.1", "--cache",
+                                      cache.string(), "--out", out.string()},
+                                     1800);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("kernelbench-v0.1=kernelbench-v0"), std::string::npos) << r.out;
+  std::ifstream pools_in(out / "pools.json");
+  const auto pools = nlohmann::json::parse(pools_in);
+  int at_preset = 0, odd = 0;
+  for (const auto& task : pools)
+    for (const auto& in : task["inputs"]) {
+      const auto& recipe = in["recipe"];
+      if (recipe.contains("shape")) {
+        ++odd;
+        continue;
+      }
+      const std::string preset = recipe.value("preset", "");
+      if (preset.rfind("odd:", 0) == 0) {
+        ++odd;
+        continue;
+      }
+      EXPECT_EQ(preset, "kernelbench-v0") << recipe;
+      EXPECT_EQ(in["elements"], 16 * 16384) << recipe;
+      ++at_preset;
+    }
+  EXPECT_GE(at_preset, 10);  // the spec's five trials, the gate's five, the patterns
+  EXPECT_GE(odd, 4);         // the gate's odd shapes
+  std::ifstream summary_in(out / "summary.json");
+  const auto summary = nlohmann::json::parse(summary_in);
+  ASSERT_FALSE(summary["oracles"].empty());
+  for (const auto& o : summary["oracles"]) EXPECT_EQ(o["shape_preset"], "kernelbench-v0") << o["oracle"];
+  fs::remove_all(cache);
+
+  const auto bad = kaudit::run_process({KAUDIT_EXE, "audit", "--preset", "v9", "--kernel", "relu/relu_gridstride",
+                                        "--cache", (shared / "unused").string()},
+                                       300);
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("task 'relu' has no such preset"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("relu/task.json"), std::string::npos) << bad.err;
+}
+
 // A mutant set (`kaudit mutate --out`, read with --mutants: how a machine without Clang audits)
 // gives the audit of the generated mutants: the same kill matrix and table, from a cache of its
 // own. A set made from another text of the kernel is refused before any work, naming the file.

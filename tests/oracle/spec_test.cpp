@@ -93,6 +93,26 @@ TEST(OracleSpecs, TrialsDefaultToTheSpecsShapePreset) {
   EXPECT_EQ(s.trials[0].name, "x-trial-0");
 }
 
+// `kaudit audit --preset P`: the trials at the spec's preset move with it; odd shapes, other named
+// presets and explicit shapes stay.
+TEST(OracleSpecs, AtPresetMovesTheTrialsAtTheSpecsPreset) {
+  auto s = parse_spec(std::string(kHead) +
+                          "  \"comparator\": {\"kind\": \"allclose\", \"rtol\": 0.1},\n"
+                          "  \"trials\": [{}, {\"preset\": \"small\"}, {\"preset\": \"odd:1\"}, {\"preset\": \"kernelbench\"},\n"
+                          "             {\"shape\": {\"N\": 5}}]\n}",
+                      "ok.json");
+  ASSERT_EQ(s.shape_preset, "small");
+  const auto moved = at_preset(s, "kernelbench-v0");
+  EXPECT_EQ(moved.shape_preset, "kernelbench-v0");
+  ASSERT_EQ(moved.trials.size(), 5u);
+  EXPECT_EQ(moved.trials[0].preset, "kernelbench-v0");
+  EXPECT_EQ(moved.trials[1].preset, "kernelbench-v0");
+  EXPECT_EQ(moved.trials[2].preset, "odd:1");
+  EXPECT_EQ(moved.trials[3].preset, "kernelbench");
+  EXPECT_TRUE(moved.trials[4].shape.has_value());
+  EXPECT_EQ(moved.trials[4].shape->at("N"), 5);
+}
+
 TEST(Comparators, AllcloseAbsoluteAndMagnitudeScaled) {
   auto ref = at::tensor({1000.0f, 1.0f, 0.0f});
   auto out = at::tensor({1000.5f, 1.0f, 0.0f});  // error 0.5 on a value of 1000
