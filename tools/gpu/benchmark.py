@@ -13,22 +13,20 @@ which is the sequential time where audits ran side by side. The reference study'
 mutant-input evaluations in about 30 GPU-hours on an H100 (../shared/FACTS.md section 1); the ratio
 compares evaluations per second, one kernel run to one evaluation.
 """
+import argparse
 import json
-import sys
 
 REFERENCE = {"evaluations": 120000, "gpu_hours": 30, "gpu": "H100"}
 
 
-def main(argv):
-    out = None
-    if "--out" in argv:
-        i = argv.index("--out")
-        out = argv[i + 1]
-        argv = argv[:i] + argv[i + 2:]
-    if not argv:
-        sys.exit(__doc__)
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("audits", nargs="+", metavar="AUDIT_DIR")
+    parser.add_argument("--out", help="also write the JSON here")
+    args = parser.parse_args()
+    out = args.out
     tasks = []
-    for d in argv:
+    for d in args.audits:
         with open(f"{d}/summary.json") as f:
             s = json.load(f)
         kernels = sorted({m["kernel"] for m in map(json.loads, open(f"{d}/kill-matrix.jsonl"))})
@@ -67,4 +65,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    main()
