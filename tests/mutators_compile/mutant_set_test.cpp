@@ -15,19 +15,9 @@ namespace {
 
 using testing::TempCacheDir;
 
-const char* const kKernel = R"cu(
-#include <torch/extension.h>
-__global__ void scale(float* y, const float* x, int n) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) y[i] = x[i] * 2.0f + 1.0f;
-}
-torch::Tensor run(torch::Tensor x) {
-    auto y = torch::empty_like(x);
-    const int n = x.numel();
-    scale<<<(n + 255) / 256, 256>>>(y.data_ptr<float>(), x.data_ptr<float>(), n);
-    return y;
-}
-)cu";
+const std::string kKernel = testing::scale_kernel("",
+                                                  "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                                                  "    if (i < n) y[i] = x[i] * 2.0f + 1.0f;\n");
 
 void write(const std::filesystem::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
 

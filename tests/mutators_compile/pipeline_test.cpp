@@ -18,21 +18,11 @@ using testing::TempCacheDir;
 // arith-add-to-sub mutants on line 7 compile to one image (the second is a duplicate of the first). A mutant in a dead,
 // internal-linkage helper leaves the image unchanged (equivalent). A literal changed inside a
 // static_assert does not compile (stillborn).
-const char* const kKernel = R"cu(
-#include <torch/extension.h>
-static __device__ float unused_helper(float a) { return a * 2.0f; }
-__global__ void scale(float* y, const float* x, int n) {
-    static_assert(sizeof(float) == 4, "float is 32-bit");
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) y[i] = x[i] * (float)((i + 1) + (i + 1));
-}
-torch::Tensor run(torch::Tensor x) {
-    auto y = torch::empty_like(x);
-    const int n = x.numel();
-    scale<<<(n + 255) / 256, 256>>>(y.data_ptr<float>(), x.data_ptr<float>(), n);
-    return y;
-}
-)cu";
+const std::string kKernel = testing::scale_kernel(
+    "static __device__ float unused_helper(float a) { return a * 2.0f; }\n",
+    "    static_assert(sizeof(float) == 4, \"float is 32-bit\");\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i < n) y[i] = x[i] * (float)((i + 1) + (i + 1));\n");
 
 std::vector<const MutantRecord*> of_rule(const MutationPipeline& p, std::string_view rule) {
   std::vector<const MutantRecord*> out;

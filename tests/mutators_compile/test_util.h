@@ -26,6 +26,20 @@ inline std::string corpus_kernel(std::string_view task, std::string_view name) {
   return read_text(corpus_dir() / "kernels" / task / (std::string(name) + ".cu"));
 }
 
+// A small kernel text: `scale(y, x, n)` with the given body (lines of its own, each ending in a
+// newline), after `before` at file scope, and the host wrapper `run` that launches it on x.
+inline std::string scale_kernel(std::string_view before, std::string_view body) {
+  return "\n#include <torch/extension.h>\n" + std::string(before) +
+         "__global__ void scale(float* y, const float* x, int n) {\n" + std::string(body) +
+         "}\n"
+         "torch::Tensor run(torch::Tensor x) {\n"
+         "    auto y = torch::empty_like(x);\n"
+         "    const int n = x.numel();\n"
+         "    scale<<<(n + 255) / 256, 256>>>(y.data_ptr<float>(), x.data_ptr<float>(), n);\n"
+         "    return y;\n"
+         "}\n";
+}
+
 // `text` with the n-th (0-based) occurrence of `from` replaced by `to`; fails the test if absent.
 inline std::string replace_nth(const std::string& text, std::string_view from, std::string_view to,
                                int n = 0) {
