@@ -101,12 +101,12 @@ std::optional<corpus::LoadResult> load_for_audit(const char* command, AuditArgs&
     }
   // A trial without a shape on some task (an odd shape it lacks, a negative dim) would reject
   // every kernel there: a spec error, before any work.
+  std::vector<std::string> tasks;  // of the --kernel ids, if any (none: every task)
+  for (const auto& id : a.options.only) tasks.push_back(id.substr(0, id.find('/')));
   if (!a.preset.empty()) {
     // Every task audited must have the preset: an input at a missing preset is no input at all.
     for (const auto& t : loaded.corpus.tasks) {
-      const bool audited = a.options.only.empty() || std::any_of(a.options.only.begin(), a.options.only.end(), [&](const std::string& id) {
-                             return id.substr(0, id.find('/')) == t.name;
-                           });
+      const bool audited = tasks.empty() || std::find(tasks.begin(), tasks.end(), t.name) != tasks.end();
       if (audited && !t.presets.contains(a.preset)) {
         std::string names;
         for (const auto& [name, _] : t.presets) names += (names.empty() ? "" : ", ") + name;
@@ -120,8 +120,6 @@ std::optional<corpus::LoadResult> load_for_audit(const char* command, AuditArgs&
     a.options.preset = a.preset;
   }
   try {
-    std::vector<std::string> tasks;  // of the --kernel ids, if any
-    for (const auto& id : a.options.only) tasks.push_back(id.substr(0, id.find('/')));
     for (const auto& spec : a.options.oracles) oracle::check_spec_for_corpus(spec, loaded.corpus, tasks);
   } catch (const oracle::SpecError& e) {
     std::fprintf(stderr, "kaudit %s: %s\n", command, e.what());
