@@ -101,7 +101,7 @@ GateReport run_gate(const corpus::Corpus& corpus, const GateOptions& options) {
                   builds[ki].diagnostics;
     } else {
       v.passed = true;
-      for (const Recipe& recipe : gate_recipes(task)) {
+      for (const Recipe& recipe : gate_recipes(task, options.preset)) {
         GateCase c;
         c.recipe = recipe.name;
         bool no_reference = false;

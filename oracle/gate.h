@@ -47,6 +47,7 @@ struct GateOptions {
   std::filesystem::path worker_exe;  // binary with a `worker` subcommand (kaudit)
   runtime::WorkerLimits limits;      // limits.cuda: build with nvcc and run on the GPU (runtime/cuda/)
   std::vector<std::string> only;     // kernel ids to verify; empty: all
+  std::string preset = "small";      // the task preset of the gate's recipes (odd shapes stay)
   std::function<void(const KernelVerdict&)> on_kernel;  // progress callback, after each kernel
 };
 

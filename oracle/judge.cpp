@@ -2,6 +2,8 @@
 
 #include "oracle/harness.h"
 
+#include <chrono>
+
 namespace kaudit::oracle {
 
 const TrialOutcome* OracleVerdict::first_failure() const {
@@ -86,7 +88,9 @@ OracleVerdict Judge::judge(const OracleSpec& spec, const corpus::Task& task, con
   for (const Trial& t : trials)
     prepared.push_back({&t.inputs, &t.dims, &t.model, &t.trace, &t.reference, &t.reference});
   const HarnessRequest rq = make_harness_request(spec.harness, spec.comparator, task, kernel, library, 0, prepared);
+  const auto t0 = std::chrono::steady_clock::now();
   const HarnessResult r = run_harness(runner_, rq);
+  v.harness_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   for (std::size_t i = 0; i < r.trials.size() && i < trials.size(); ++i) {
     TrialOutcome o;
     o.trial = trials[i].name;

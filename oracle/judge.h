@@ -27,6 +27,7 @@ struct TrialOutcome {
 struct OracleVerdict {
   bool accepted = true;
   std::vector<TrialOutcome> trials;
+  double harness_seconds = 0;  // the harness run's round trip (inputs and references made before it)
   const TrialOutcome* first_failure() const;
 };
 

@@ -73,7 +73,7 @@ bool parse_audit_flag(const std::vector<std::string>& args, std::size_t& i, Audi
 
 std::optional<corpus::LoadResult> load_for_audit(const char* command, AuditArgs& a) {
   if (a.cuda) {
-    if (const std::string problem = cuda_backend_problem(true); !problem.empty()) {
+    if (const std::string problem = cuda_backend_problem(); !problem.empty()) {
       std::fprintf(stderr, "kaudit %s: %s\n", command, problem.c_str());
       return std::nullopt;
     }
@@ -104,16 +104,9 @@ std::optional<corpus::LoadResult> load_for_audit(const char* command, AuditArgs&
   std::vector<std::string> tasks;  // of the --kernel ids, if any (none: every task)
   for (const auto& id : a.options.only) tasks.push_back(id.substr(0, id.find('/')));
   if (!a.preset.empty()) {
-    // Every task audited must have the preset: an input at a missing preset is no input at all.
-    for (const auto& t : loaded.corpus.tasks) {
-      const bool audited = tasks.empty() || std::find(tasks.begin(), tasks.end(), t.name) != tasks.end();
-      if (audited && !t.presets.contains(a.preset)) {
-        std::string names;
-        for (const auto& [name, _] : t.presets) names += (names.empty() ? "" : ", ") + name;
-        std::fprintf(stderr, "kaudit %s: --preset %s: task '%s' has no such preset (it has: %s); add it to %s or leave the task out with --kernel\n",
-                     command, a.preset.c_str(), t.name.c_str(), names.c_str(), t.task_json.c_str());
-        return std::nullopt;
-      }
+    if (const std::string e = missing_preset(loaded.corpus, tasks, a.preset); !e.empty()) {
+      std::fprintf(stderr, "kaudit %s: %s\n", command, e.c_str());
+      return std::nullopt;
     }
     for (auto* specs : {&a.options.oracles, &a.options.pool_specs})
       for (auto& spec : *specs) spec = oracle::at_preset(std::move(spec), a.preset);

@@ -1,8 +1,8 @@
 #include "tools/cli_common.h"
 
-#include <cstdio>
-
+#include <algorithm>
 #include <charconv>
+#include <cstdio>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -77,12 +77,21 @@ bool parse_backend_flag(const std::string& text) {
   throw std::invalid_argument("--backend takes cpu or cuda, not '" + text + "'");
 }
 
-std::string cuda_backend_problem(bool command_runs_on_gpu) {
+std::string cuda_backend_problem() {
   const cuda::GpuInfo& gpu = cuda::probe_gpu();
-  if (!gpu.problem.empty()) return "--backend cuda: " + gpu.problem;
-  if (!command_runs_on_gpu)
-    return "--backend cuda: this command does not run on the GPU yet (`verify`, `audit`, `cover`, `diff` and `sweep` do; issue 20), "
-           "found " + gpu.describe();
+  return gpu.problem.empty() ? std::string() : "--backend cuda: " + gpu.problem;
+}
+
+std::string missing_preset(const corpus::Corpus& corpus, const std::vector<std::string>& tasks,
+                           const std::string& preset) {
+  for (const auto& t : corpus.tasks) {
+    const bool run = tasks.empty() || std::find(tasks.begin(), tasks.end(), t.name) != tasks.end();
+    if (!run || t.presets.contains(preset)) continue;
+    std::string names;
+    for (const auto& [name, _] : t.presets) names += (names.empty() ? "" : ", ") + name;
+    return "--preset " + preset + ": task '" + t.name + "' has no such preset (it has: " + names + "); add it to " +
+           t.task_json.string() + " or leave the task out with --kernel";
+  }
   return {};
 }
 

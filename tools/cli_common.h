@@ -2,6 +2,7 @@
 #pragma once
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "corpus/corpus.h"
 
@@ -25,10 +26,14 @@ unsigned long long parse_count_flag(const std::string& flag, const std::string& 
 double parse_real_flag(const std::string& flag, const std::string& text, double min, double max);
 // --backend's value: false for "cpu", true for "cuda"; std::invalid_argument otherwise.
 bool parse_backend_flag(const std::string& text);
-// Why `kaudit <command> --backend cuda` cannot run on this machine, in one line (no GPU found
-// comes first), or empty when it can. `command_runs_on_gpu`: whether the command has a CUDA path
-// yet (issue 20: `verify` has; the others say so).
-std::string cuda_backend_problem(bool command_runs_on_gpu);
+// Why `kaudit <command> --backend cuda` cannot run on this machine, in one line, or empty when it
+// can.
+std::string cuda_backend_problem();
+// `--preset P`: every task that is run (`tasks`, or every task of the corpus when empty) must
+// define P (an input at a missing preset is no input at all). Otherwise an error naming the first
+// task without it, the presets it has and its task.json; empty when all have it.
+std::string missing_preset(const corpus::Corpus& corpus, const std::vector<std::string>& tasks,
+                           const std::string& preset);
 // Tells on stderr which kernels load_corpus left out because the gate rejected them at import.
 void note_unverified(const char* command, const corpus::LoadResult& loaded);
 }  // namespace kaudit::cli

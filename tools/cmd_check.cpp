@@ -8,6 +8,7 @@
 #include "oracle/gate.h"
 #include "oracle/judge.h"
 #include "oracle/spec.h"
+#include "runtime/cuda/device.h"
 #include "runtime/worker.h"
 #include "tools/cli.h"
 #include "tools/cli_common.h"
@@ -16,47 +17,52 @@ namespace kaudit::cli {
 namespace {
 const char* kHelp =
     "usage: kaudit check [PATH] [--oracle NAME|FILE]... [--kernel TASK/NAME]... [--json] [--cache DIR]\n"
-    "                    [--backend cpu|cuda]  (cuda: not yet for this command; it says so and exits 2)\n\n"
+    "                    [--backend cpu|cuda] [--preset P] [--timeout SECONDS]\n\n"
     "Runs oracle specs (default: every built-in spec in suites/) on the kernels of the corpus at PATH\n"
-    "(default: the built-in corpus) on the CPU backend, shapes from each spec's shape preset. The\n"
-    "corpus kernels passed the verification gate, so a rejection is a false kill: the oracle rejects a\n"
-    "correct kernel. The table shows accept, or REJECT with the first failing trial.\n"
-    "Exit status 0 (rejections are findings, not errors); 2 on a usage error or a bad spec.\n";
+    "(default: the built-in corpus), each spec as its harness runs on a GPU (oracle mode): on the CPU\n"
+    "backend's model of the GPU, or with --backend cuda built with nvcc and run on device 0. Shapes\n"
+    "come from each spec's shape preset, or --preset P moves the trials at it to task preset P\n"
+    "(kernelbench-v0, kernelbench: the benchmark's sizes, docs/CORPUS.md). The corpus kernels passed\n"
+    "the verification gate, so a rejection is a false kill: the oracle rejects a correct kernel. The\n"
+    "table shows accept, or REJECT with the first failing trial.\n"
+    "  --timeout S   wall-clock limit per harness run, in seconds (default 60)\n"
+    "Exit status 0 (rejections are findings, not errors); 2 on a usage error, a bad spec, or\n"
+    "--backend cuda where no GPU is found (one line says so).\n";
 }  // namespace
 
 int check_command(const std::vector<std::string>& args) {
   std::filesystem::path root = builtin_corpus_dir(), cache = default_cache_dir();
   std::vector<std::string> oracle_args, only;
+  std::string preset;
   bool json_out = false;
+  runtime::WorkerLimits limits;  // one worker (a CUDA one takes at most half the GPU's memory)
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     auto value = [&]() -> std::string {
-      if (i + 1 >= args.size()) {
-        std::fprintf(stderr, "kaudit check: %s needs a value\n", a.c_str());
-        std::exit(2);
-      }
+      if (i + 1 >= args.size()) throw std::invalid_argument(a + " needs a value");
       return args[++i];
     };
-    if (a == "--help" || a == "-h") { std::fputs(kHelp, stdout); return 0; }
-    else if (a == "--json") json_out = true;
-    else if (a == "--oracle") oracle_args.push_back(value());
-    else if (a == "--kernel") only.push_back(value());
-    else if (a == "--cache") cache = value();
-    else if (a == "--backend") {
-      bool cuda = false;
-      try {
-        cuda = parse_backend_flag(value());
-      } catch (const std::exception& e) {
-        std::fprintf(stderr, "kaudit check: %s\n", e.what());
-        return 2;
-      }
-      if (cuda) {
-        std::fprintf(stderr, "kaudit check: %s\n", cuda_backend_problem(false).c_str());
-        return 2;
-      }
+    try {
+      if (a == "--help" || a == "-h") { std::fputs(kHelp, stdout); return 0; }
+      else if (a == "--json") json_out = true;
+      else if (a == "--oracle") oracle_args.push_back(value());
+      else if (a == "--kernel") only.push_back(value());
+      else if (a == "--cache") cache = value();
+      else if (a == "--preset") preset = value();
+      else if (a == "--timeout") limits.timeout_seconds = parse_real_flag(a, value(), 0.01, 3600);
+      else if (a == "--backend") limits.cuda = parse_backend_flag(value());
+      else if (!a.empty() && a[0] == '-') throw std::invalid_argument("unknown option " + a);
+      else root = a;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "kaudit check: %s\n%s", e.what(), kHelp);
+      return 2;
     }
-    else if (!a.empty() && a[0] == '-') { std::fprintf(stderr, "kaudit check: unknown option %s\n%s", a.c_str(), kHelp); return 2; }
-    else root = a;
+  }
+  if (limits.cuda) {
+    if (const std::string problem = cuda_backend_problem(); !problem.empty()) {
+      std::fprintf(stderr, "kaudit check: %s\n", problem.c_str());
+      return 2;
+    }
   }
   std::vector<oracle::OracleSpec> specs;
   try {
@@ -67,9 +73,16 @@ int check_command(const std::vector<std::string>& args) {
   }
   corpus::LoadResult loaded = corpus::load_corpus(root);
   for (const auto& d : loaded.diagnostics) std::fprintf(stderr, "%s\n", d.to_string().c_str());
+  std::vector<std::string> tasks;  // of the --kernel ids, if any
+  for (const auto& id : only) tasks.push_back(id.substr(0, id.find('/')));
+  if (!preset.empty()) {
+    if (const std::string e = missing_preset(loaded.corpus, tasks, preset); !e.empty()) {
+      std::fprintf(stderr, "kaudit check: %s\n", e.c_str());
+      return 2;
+    }
+    for (auto& spec : specs) spec = oracle::at_preset(std::move(spec), preset);
+  }
   try {
-    std::vector<std::string> tasks;  // of the --kernel ids, if any
-    for (const auto& id : only) tasks.push_back(id.substr(0, id.find('/')));
     for (const auto& spec : specs) oracle::check_spec_for_corpus(spec, loaded.corpus, tasks);
   } catch (const oracle::SpecError& e) {
     std::fprintf(stderr, "kaudit check: %s\n", e.what());
@@ -78,14 +91,15 @@ int check_command(const std::vector<std::string>& args) {
   std::vector<const corpus::Kernel*> kernels;
   for (const auto& k : loaded.corpus.kernels)
     if (only.empty() || std::find(only.begin(), only.end(), k.id()) != only.end()) kernels.push_back(&k);
-  const auto builds = oracle::build_kernels(kernels, cache);
+  const auto builds = oracle::build_kernels(kernels, cache, limits.cuda);
   oracle::ReferenceStore references(cache, oracle::default_export_script());
-  runtime::IsolatedRunner runner(runtime::self_executable(), runtime::WorkerLimits{});
+  runtime::IsolatedRunner runner(runtime::self_executable(), limits);
+  const std::string backend = limits.cuda ? "CUDA backend, " + cuda::probe_gpu().describe() : "CPU backend";
   oracle::Judge judge(references, runner);
 
   if (!json_out) {
-    std::printf("kaudit check: %zu kernels x %zu oracles (CPU backend, shape preset of each spec)\n\n%-40s",
-                kernels.size(), specs.size(), "kernel");
+    std::printf("kaudit check: %zu kernels x %zu oracles (%s, %s)\n\n%-40s", kernels.size(), specs.size(),
+                backend.c_str(), preset.empty() ? "shape preset of each spec" : ("preset " + preset).c_str(), "kernel");
     for (const auto& s : specs) std::printf(" %-22.22s", s.name.c_str());
     std::printf("\n");
   }
@@ -97,10 +111,11 @@ int check_command(const std::vector<std::string>& args) {
     if (!json_out) std::printf("%-40s", kernels[k]->id().c_str());
     for (std::size_t s = 0; s < specs.size(); ++s) {
       std::string cell;
+      oracle::OracleVerdict v;
       if (!builds[k].ok) {
         cell = "no-build";
       } else {
-        const oracle::OracleVerdict v = judge.judge(specs[s], task, *kernels[k], builds[k].library);
+        v = judge.judge(specs[s], task, *kernels[k], builds[k].library);
         if (v.accepted) {
           cell = "accept";
         } else {
@@ -112,6 +127,8 @@ int check_command(const std::vector<std::string>& args) {
         }
       }
       row["oracles"][specs[s].name] = cell;
+      row["trials_run"][specs[s].name] = v.trials.size();
+      row["harness_seconds"][specs[s].name] = v.harness_seconds;
       if (!json_out) std::printf(" %-22.22s", cell.c_str());
     }
     if (!json_out) {
@@ -123,7 +140,8 @@ int check_command(const std::vector<std::string>& args) {
   if (json_out) {
     nlohmann::json fk;
     for (std::size_t s = 0; s < specs.size(); ++s) fk[specs[s].name] = false_kills[s];
-    std::cout << nlohmann::json{{"backend", "cpu"}, {"kernels", kernels.size()}, {"false_kills", fk}, {"results", rows}}.dump(2)
+    std::cout << nlohmann::json{{"backend", limits.cuda ? "cuda" : "cpu"}, {"preset", preset.empty() ? "as each spec says" : preset},
+                                {"kernels", kernels.size()}, {"false_kills", fk}, {"results", rows}}.dump(2)
               << "\n";
   } else {
     std::printf("\n%-40s", "false kills (correct kernels rejected)");

@@ -18,7 +18,7 @@ namespace {
 
 const char* kHelp =
     "usage: kaudit verify [PATH] [--json] [--kernel TASK/NAME]... [--timeout SECONDS] [--cache DIR]\n"
-    "                     [--backend cpu|cuda]\n\n"
+    "                     [--backend cpu|cuda] [--preset P]\n\n"
     "Runs the verification gate: every kernel of the corpus at PATH (default: the built-in corpus)\n"
     "against the task's float64 reference on the gate recipes (uniform [0,1), normal, negative,\n"
     "large and tiny magnitudes, and the task's odd shapes), on the CPU backend (or, with --backend\n"
@@ -34,7 +34,10 @@ const char* kHelp =
     "  --timeout S     wall-clock limit per kernel run (default 60)\n"
     "  --cache DIR     cache for references and kernel builds (default $KAUDIT_CACHE or ~/.cache/kaudit)\n"
     "  --backend B     cpu (default: the emulator) or cuda (nvcc builds for this machine's GPU, run on\n"
-    "                  device 0; exits 2 with one line where there is no GPU)\n";
+    "                  device 0; exits 2 with one line where there is no GPU)\n"
+    "  --preset P      the gate's recipes at task preset P (default small; kernelbench-v0, kernelbench:\n"
+    "                  the benchmark's sizes, docs/CORPUS.md); odd shapes stay. Every task verified must\n"
+    "                  have P\n";
 
 std::string ratio_cell(const oracle::GateCase& c) {
   if (c.status != runtime::Status::Ok) return runtime::to_string(c.status);
@@ -77,6 +80,7 @@ int verify_command(const std::vector<std::string>& args) {
       else if (a == "--timeout") opts.limits.timeout_seconds = parse_real_flag(a, value("--timeout"), 0.01, 3600);
       else if (a == "--cache") cache = value("--cache");
       else if (a == "--backend") opts.limits.cuda = parse_backend_flag(value("--backend"));
+      else if (a == "--preset") opts.preset = value("--preset");
       else if (!a.empty() && a[0] == '-') throw std::invalid_argument("unknown option " + a);
       else root = a;
     } catch (const std::exception& e) {
@@ -85,7 +89,7 @@ int verify_command(const std::vector<std::string>& args) {
     }
   }
   if (opts.limits.cuda) {
-    if (const std::string problem = cuda_backend_problem(true); !problem.empty()) {
+    if (const std::string problem = cuda_backend_problem(); !problem.empty()) {
       std::fprintf(stderr, "kaudit verify: %s\n", problem.c_str());
       return 2;
     }
@@ -105,12 +109,21 @@ int verify_command(const std::vector<std::string>& args) {
       std::fprintf(stderr, "kaudit verify: no kernel '%s' in %s (ids are TASK/NAME)\n", id.c_str(), root.c_str());
       return 2;
     }
+  {
+    std::vector<std::string> tasks;  // of the --kernel ids, if any (none: every task)
+    for (const auto& id : opts.only) tasks.push_back(id.substr(0, id.find('/')));
+    if (const std::string e = missing_preset(loaded.corpus, tasks, opts.preset); !e.empty()) {
+      std::fprintf(stderr, "kaudit verify: %s\n", e.c_str());
+      return 2;
+    }
+  }
   opts.cache_dir = cache;
   opts.worker_exe = runtime::self_executable();
   if (!json_out) {
-    std::printf("kaudit verify: %zu tasks, %zu kernels from %s (%s, shapes: task presets 'small' "
+    std::printf("kaudit verify: %zu tasks, %zu kernels from %s (%s, shapes: task presets '%s' "
                 "and odd shapes)\n",
-                loaded.corpus.tasks.size(), loaded.corpus.kernels.size(), root.c_str(), backend.c_str());
+                loaded.corpus.tasks.size(), loaded.corpus.kernels.size(), root.c_str(), backend.c_str(),
+                opts.preset.c_str());
     std::printf("cell: worst |out-ref| as a fraction of the allowed error (<1 passes)\n\n");
     std::fflush(stdout);
     // Columns: the gate recipes in their fixed order (the task with most odd shapes sets the width).
@@ -132,7 +145,7 @@ int verify_command(const std::vector<std::string>& args) {
   const oracle::GateReport report = oracle::run_gate(loaded.corpus, opts);
   const auto failed = report.failed();
   if (json_out) {
-    nlohmann::json j = {{"backend", opts.limits.cuda ? "cuda" : "cpu"}, {"tasks", report.tasks}, {"kernels", report.kernels.size()},
+    nlohmann::json j = {{"backend", opts.limits.cuda ? "cuda" : "cpu"}, {"preset", opts.preset}, {"tasks", report.tasks}, {"kernels", report.kernels.size()},
                         {"passed", report.passed()}, {"corpus_errors", loaded.diagnostics.size()}};
     nlohmann::json f = nlohmann::json::array(), results = nlohmann::json::array();
     for (const auto* v : failed) f.push_back({{"kernel", v->kernel}, {"reason", v->failure}});

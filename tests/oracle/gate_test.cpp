@@ -90,6 +90,24 @@ TEST(VerifyCommand, JsonReportAndExitCode) {
   EXPECT_EQ(j["failed"][0]["kernel"], "twice/tail_dropped");
 }
 
+TEST(VerifyCommand, APresetRunsTheGateAtItAndATaskWithoutItIsRefused) {
+  auto r = kaudit::run_process({KAUDIT_EXE, "verify", KAUDIT_GATE_CORPUS, "--json", "--cache", KAUDIT_TEST_CACHE,
+                                "--kernel", "twice/correct", "--preset", "kernelbench"},
+                               600);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["preset"], "kernelbench");
+  const auto& cases = j["results"][0]["cases"];
+  EXPECT_EQ(cases[0]["recipe"], "gate-uniform01");
+  EXPECT_EQ(cases[0]["dims"]["N"], 4096);  // the task's kernelbench preset, not small's 1024
+  EXPECT_EQ(cases.back()["dims"]["N"], 1);  // odd shapes stay
+  auto missing = kaudit::run_process({KAUDIT_EXE, "verify", KAUDIT_GATE_CORPUS, "--kernel", "twice/correct",
+                                      "--preset", "kernelbench-v0"}, 60);
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("task 'twice' has no such preset"), std::string::npos) << missing.err;
+  EXPECT_NE(missing.err.find("twice/task.json"), std::string::npos) << missing.err;
+}
+
 TEST(VerifyCommand, UnknownKernelIsAUsageError) {
   auto r = kaudit::run_process({KAUDIT_EXE, "verify", KAUDIT_GATE_CORPUS, "--kernel", "twice/nope"}, 60);
   EXPECT_EQ(r.exit_code, 2);
@@ -115,6 +133,24 @@ TEST(CheckCommand, EveryBuiltInOracleAcceptsACorrectExactKernel) {
       else EXPECT_EQ(cell.get<std::string>().rfind("REJECT", 0), 0u) << cell;
     }
   }
+}
+
+TEST(CheckCommand, APresetMovesTheTrialsAndTheReportSaysWhatRan) {
+  auto r = kaudit::run_process({KAUDIT_EXE, "check", KAUDIT_GATE_CORPUS, "--json", "--cache", KAUDIT_TEST_CACHE,
+                                "--kernel", "twice/correct", "--oracle", "kernelbench-v0", "--preset", "kernelbench"},
+                               600);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["backend"], "cpu");
+  EXPECT_EQ(j["preset"], "kernelbench");
+  const auto& row = j["results"][0];
+  EXPECT_EQ(row["oracles"]["kernelbench-v0"], "accept");
+  EXPECT_GE(row["trials_run"]["kernelbench-v0"].get<int>(), 1);
+  EXPECT_GT(row["harness_seconds"]["kernelbench-v0"].get<double>(), 0);
+  auto missing = kaudit::run_process({KAUDIT_EXE, "check", KAUDIT_GATE_CORPUS, "--kernel", "twice/correct",
+                                      "--preset", "kernelbench-v0"}, 60);
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("task 'twice' has no such preset"), std::string::npos) << missing.err;
 }
 
 TEST(CheckCommand, UnknownOracleNamesTheBuiltIns) {
