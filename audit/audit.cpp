@@ -1,6 +1,8 @@
 // The audit engine (see audit.h for the stages).
 #include "audit/audit.h"
 
+#include <ATen/Parallel.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -134,12 +136,18 @@ class RunnerPool {
     const runtime::WorkerLimits limits = backend.worker_limits(options, jobs_of(options));
     for (unsigned j = 0; j < jobs_of(options); ++j)
       runners_.push_back(std::make_unique<runtime::IsolatedRunner>(options.worker_exe, limits));
+    // CUDA: this process compares each run's outputs on the threads below, as many at once as
+    // there are workers; each thread's ATen work gets its share of the cores, as each worker does
+    // (runtime/worker.cpp, serve_gpu_context). The CPU backend's threads keep ATen's default, as
+    // its measured tables had.
+    if (backend.cuda()) aten_threads_ = limits.threads;
   }
   // Runs fn(runner, i) for i in [0, n), each thread with a worker of its own.
   template <typename Fn>
   void parallel_runs(std::size_t n, Fn fn) {
     std::atomic<std::size_t> slot{0};
     work_queue(n, static_cast<unsigned>(runners_.size()), [&](const auto& next) {
+      if (aten_threads_ > 0) ::at::set_num_threads(aten_threads_);  // this thread's, under OpenMP
       runtime::IsolatedRunner& runner = *runners_[slot++];
       for (std::size_t i = 0; next(i);) fn(runner, i);
     });
@@ -156,6 +164,7 @@ class RunnerPool {
 
  private:
   std::vector<std::unique_ptr<runtime::IsolatedRunner>> runners_;
+  int aten_threads_ = 0;
 };
 
 // A run that says nothing about the kernel: no worker could be started (the machine, not the
@@ -1007,6 +1016,15 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
           if (built.library[i].empty()) audits[i].note = built.failure[i];
         const auto kernel_start = std::chrono::steady_clock::now();
         const std::size_t runs_before = out.runs;
+        // Runs that ended in an exception, and the first one's message: said with the kernel's
+        // progress line, so that a failure common to every run (a broken worker, a machine out of
+        // memory) shows there instead of passing for kills of every mutant.
+        std::size_t exceptions = 0;
+        std::string first_exception;
+        const auto note_exception = [&](const std::string& message) {
+          std::lock_guard lock(mu);
+          if (exceptions++ == 0) first_exception = message.substr(0, 300);
+        };
         const auto starts_before = runners.starts();
         runners.parallel_runs(todo.size(), [&](runtime::IsolatedRunner& runner, std::size_t t) {
           const std::size_t i = todo[t];
@@ -1027,6 +1045,7 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
               ++runs;
               note_infra(*result[p], kernel->id() + " mutant " + a.scored.id);
               o = outcome_of(*result[p]);
+              if (o == Outcome::Exception) note_exception(result[p]->message);
               if (o == Outcome::Timeout) ++timeouts;  // not ThreadBudget: that one cost nothing
               if (o == Outcome::Pass && !oracle::apply_comparator(options.witness, result[p]->outputs, prepared[p].ref64).ok)
                 o = Outcome::WrongOutput;
@@ -1115,6 +1134,8 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
             // CPU worker stops each run at its CPU-time limit itself).
             const oracle::HarnessResult hr = oracle::run_harness(runner, rq, backend.cuda() && timeouts >= 2 ? 1 : 0);
             runs += hr.trials.size();
+            if (!hr.trials.empty() && hr.trials.back().status == runtime::Status::Exception)
+              note_exception(hr.trials.back().message);
             if (hr.infrastructure_failure) {
               std::lock_guard lock(mu);
               infra_failures.push_back(kernel->id() + " mutant " + a.scored.id + ": " + hr.trials.back().message);
@@ -1135,6 +1156,9 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
                       std::chrono::duration<double>(std::chrono::steady_clock::now() - kernel_start).count(),
                       starts_after.first - starts_before.first, starts_after.second - starts_before.second);
         say(line);
+        if (exceptions)
+          say("audit: " + kernel->id() + ": " + std::to_string(exceptions) +
+              " runs ended in an exception; the first said: " + first_exception);
         if (infra_failures.empty()) {
           bool rows_changed = false, ow_changed = false;
           for (std::size_t i : todo) {

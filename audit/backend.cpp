@@ -1,6 +1,7 @@
 #include "audit/backend.h"
 
 #include <algorithm>
+#include <thread>
 
 #include "common/parallel.h"
 #include "runtime/cuda/device.h"
@@ -50,6 +51,7 @@ runtime::WorkerLimits Backend::worker_limits(const AuditOptions& options, unsign
     // each one's caching allocator gets an equal part of 90% of its memory.
     limits.cuda = true;
     limits.gpu_memory_fraction = std::min(0.5, 0.9 / std::max(1u, jobs));
+    limits.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency() / std::max(1u, jobs)));
     return limits;
   }
   limits.cpu_time = true;

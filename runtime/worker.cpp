@@ -1,6 +1,7 @@
 #include "runtime/worker.h"
 
 #include <ATen/ATen.h>
+#include <ATen/Parallel.h>
 #include <fcntl.h>
 #include <dirent.h>
 #include <poll.h>
@@ -416,11 +417,21 @@ constexpr int kContextLostExitCode = 89;
 // (kContextLostExitCode, after the reply).
 int serve_gpu_context(int in_fd, int out_fd, const std::string& nonce, const WorkerLimits& limits,
                       const std::map<std::string, RequestHandler>& handlers) {
+  // The harness's host work (the judge's comparison, copies) runs on ATen's CPU threads, as many as
+  // there are cores unless told: with one pool per worker and many workers, that oversubscribes
+  // the cores, and two workers got less done than one (measured on the H200: docs/RESULTS.md, "The
+  // CUDA backend"). WorkerLimits::threads gives each its share.
+  if (limits.threads > 0) ::at::set_num_threads(limits.threads);
   cuda::GpuRunner gpu(limits.gpu_memory_fraction);
   if (const std::string e = gpu.warm_up(); !e.empty()) std::fprintf(stderr, "kaudit worker: %s\n", e.c_str());
   if (!send_message(out_fd, {{"ready", true}, {"nonce", nonce}}, {})) return 4;
   LibraryCopies libraries;
   Reader requests{in_fd};
+  // KAUDIT_GPU_KEEP_CACHE=1, for measuring what emptying costs only: the allocator keeps its blocks
+  // between harness requests, so a request may read what an earlier kernel left (not a real
+  // checker's state: docs/ORACLES.md).
+  const char* keep = std::getenv("KAUDIT_GPU_KEEP_CACHE");
+  const bool empty_cache_per_request = !(keep && std::string(keep) == "1");
   for (;;) {
     json req;
     std::vector<at::Tensor> tensors, outputs;
@@ -445,7 +456,7 @@ int serve_gpu_context(int in_fd, int out_fd, const std::string& nonce, const Wor
         context.limits = &limits;
         context.gpu_prepare = [&](const std::string& path) {
           gpu.prepare(load_path(path), path);
-          gpu.empty_cache();
+          if (empty_cache_per_request) gpu.empty_cache();
         };
         context.gpu_call = [&](const std::string& path, int mutant, const std::vector<EntryArg>& args,
                                std::vector<at::Tensor>& outs, bool& lost) {
@@ -460,6 +471,16 @@ int serve_gpu_context(int in_fd, int out_fd, const std::string& nonce, const Wor
     } catch (const std::exception& e) {
       reply = {{"status", "exception"}, {"message", e.what()}};
       outputs.clear();
+    }
+    if (!context_lost) {
+      // A request whose work broke the context without its own checks seeing it (an exception
+      // raised by a CUDA call after the kernel's run, for one) must not leave it to the next
+      // request: that one would fail, and be blamed, whatever its kernel does.
+      if (const std::string e = gpu.context_error(); !e.empty()) {
+        context_lost = true;
+        std::fprintf(stderr, "kaudit worker: the CUDA context is unusable after this request (%s): a fresh one is made\n",
+                     e.c_str());
+      }
     }
     reply["seq"] = req.value("seq", std::uint64_t{0});
     reply["nonce"] = nonce;

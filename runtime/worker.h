@@ -68,7 +68,7 @@ struct WorkerLimits {
   bool cpu_time = false;
   std::uint64_t memory_bytes = std::uint64_t(8) << 30;
   bool memcheck = false;  // guard pages around every tensor (out-of-bounds status)
-  int threads = 0;        // TBB threads in the worker; 0 = all cores
+  int threads = 0;        // a CPU worker's TBB threads, a CUDA worker's ATen threads; 0 = all cores
   // CUDA threads a run's launches may start in all, weighted (rt::RunOptions::thread_budget); 0 = no limit.
   // Over it the run is a timeout, decided at launch: the same verdict on every machine.
   std::uint64_t thread_budget = 0;

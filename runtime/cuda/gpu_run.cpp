@@ -58,6 +58,14 @@ void GpuRunner::empty_cache() {
   if (!libraries_.empty()) libraries_.begin()->second.empty_cache();
 }
 
+std::string GpuRunner::context_error() {
+  if (libraries_.empty()) return {};
+  char msg[1024] = {0};
+  const int e = libraries_.begin()->second.finish(msg, sizeof msg);
+  if (e == 0 || is_launch_refusal(e)) return {};
+  return msg;
+}
+
 std::string GpuRunner::warm_up() {
   if (std::string e = load_cuda_runtime(); !e.empty()) return e;
   try {

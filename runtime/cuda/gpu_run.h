@@ -46,6 +46,11 @@ class GpuRunner {
   // starts: a checker's harness runs in a process of its own, so the blocks the previous request
   // left must not be what its `torch.empty` returns. No-op before any library is loaded.
   void empty_cache();
+  // Whether the context can still run work, checked after a request: a sticky error (an illegal
+  // address, a trap) the request's own checks did not see leaves it unusable, and every later
+  // request would then fail whatever its kernel. Empty when healthy (or nothing is loaded yet),
+  // else the first CUDA error in words.
+  std::string context_error();
   // Loads the library (once per worker) and readies the device: CUDA tensors can be made after it
   // (the library brings libtorch's CUDA part; kaudit itself needs none).
   void prepare(const std::string& load_path, const std::string& key);
