@@ -7,6 +7,7 @@
 # the whole loop. PARALLEL (default 1) tasks are audited at once, each with its share of the cores
 # (--jobs), so one task's nvcc builds and legality runs overlap another's mutant runs. The audits
 # share one cache (KAUDIT_CACHE, default OUT/cache; its entries are sealed files, safe to share).
+# AUDIT_ARGS: more `kaudit audit` flags for every task, e.g. AUDIT_ARGS="--preset kernelbench-v0".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 set_dir=$1 out=$2
@@ -26,7 +27,7 @@ audit_task() {
   kernels=$(python3 -c "import json,sys
 print(' '.join('--kernel ' + json.loads(l)['kernel'] for l in open(sys.argv[1]) if json.loads(l)['kernel'].startswith(sys.argv[2] + '/')))" "$set_dir/kernels.jsonl" "$t")
   # shellcheck disable=SC2086
-  timeout "$left" build-gpu/tools/kaudit audit --backend cuda --mutants "$set_dir" $kernels --jobs "$jobs" \
+  timeout "$left" build-gpu/tools/kaudit audit --backend cuda --mutants "$set_dir" $kernels --jobs "$jobs" ${AUDIT_ARGS:-} \
     --out "$out/$t" >"$out/$t.txt" 2>"$out/$t.err"
   echo "$t: exit $? after $(( $(date +%s) - start )) s"
   grep "done:" "$out/$t.err"
