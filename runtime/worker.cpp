@@ -191,10 +191,20 @@ class LibraryCopies {
     if (stat(path.c_str(), &st) == 0)
       key += "\n" + std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino) + ":" + std::to_string(st.st_size) +
              ":" + std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec);
-    if (auto it = copies_.find(key); it != copies_.end()) return it->second;
+    // A copy that failed (a descriptor or memory short for a moment) is tried again, not kept as
+    // the answer for every later run of the library in this process.
+    if (auto it = copies_.find(key); it != copies_.end() && it->second.fd >= 0) return it->second;
+    if (auto it = copies_.find(key); it != copies_.end()) return it->second = make(path);
     if (copies_.size() >= kMaxCopies) clear();  // an audit visits thousands: keep a bounded set
     return copies_[key] = make(path);
   }
+  // Copies held. Past kMaxCopies the next new library closes them all, and their descriptor
+  // numbers are used again: a process that has dlopen()ed "/proc/self/fd/N" must not live to see
+  // that, as dlopen() would return the library first loaded under that name (glibc matches
+  // loaded objects by name first). A CPU worker's runs each load one library in a fresh child;
+  // a CUDA context's process, which keeps what it loads, ends first (kGpuLibrariesPerContext).
+  std::size_t size() const { return copies_.size(); }
+  static constexpr std::size_t kGpuLibrariesPerContext = 96;
   // Every copy's descriptor but `keep`'s (a run needs its own library only).
   void close_all_but(int keep) const {
     for (const auto& [key, copy] : copies_)
@@ -203,6 +213,7 @@ class LibraryCopies {
 
  private:
   static constexpr std::size_t kMaxCopies = 128;
+  static_assert(kGpuLibrariesPerContext + 1 < kMaxCopies);
   static Copy make(const std::string& path) {
     Copy c;
     const auto bytes = read_file(path);
@@ -471,6 +482,11 @@ int serve_gpu_context(int in_fd, int out_fd, const std::string& nonce, const Wor
     } catch (const std::exception& e) {
       reply = {{"status", "exception"}, {"message", e.what()}};
       outputs.clear();
+    }
+    if (!context_lost && libraries.size() >= LibraryCopies::kGpuLibrariesPerContext) {
+      // This process keeps every library it loaded; the next context's process starts without
+      // them, before a descriptor number could be used again (LibraryCopies::size).
+      context_lost = true;
     }
     if (!context_lost) {
       // A request whose work broke the context without its own checks seeing it (an exception

@@ -33,7 +33,15 @@ const GpuRunner::Library& GpuRunner::load(const std::string& load_path, const st
   // RTLD_LOCAL: each library's symbols stay its own. Never closed: CUDA keeps its modules.
   void* h = dlopen(load_path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!h) throw std::runtime_error(std::string("cannot load the kernel library: ") + dlerror());
+  // dlopen() returns an object already loaded under the same name: a load path used before (a
+  // descriptor number used again) would run another library's kernel. The worker ends a context's
+  // process before that can happen (runtime/worker.cpp, LibraryCopies::size); this says so if not.
+  for (const auto& [other, loaded] : libraries_)
+    if (loaded.handle == h)
+      throw std::runtime_error("the kernel library " + key + ", opened as " + load_path + ", is the library " + other +
+                               " loaded before under that name (a bug in kaudit's worker: please report it)");
   Library lib;
+  lib.handle = h;
   lib.invoke = reinterpret_cast<decltype(lib.invoke)>(dlsym(h, "kaudit_gpu_invoke"));
   lib.select = reinterpret_cast<decltype(lib.select)>(dlsym(h, "kaudit_gpu_select"));
   lib.finish = reinterpret_cast<decltype(lib.finish)>(dlsym(h, "kaudit_gpu_finish"));

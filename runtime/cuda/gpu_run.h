@@ -62,6 +62,7 @@ class GpuRunner {
 
  private:
   struct Library {
+    void* handle = nullptr;
     int (*invoke)(const void*, const void*, const void*, void*, char*, std::size_t) = nullptr;
     int (*select)(int, char*, std::size_t) = nullptr;
     int (*finish)(char*, std::size_t) = nullptr;
