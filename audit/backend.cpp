@@ -17,9 +17,7 @@ Backend::Backend(const std::filesystem::path& cache_dir, bool cuda) : cpu_(cache
 }
 
 cpu::CpuBuild Backend::build(std::string_view source, const corpus::Kernel& kernel) const {
-  if (!gpu_) return cpu_.build(source, kernel.file, kernel.entry);
-  const cuda::CudaBuild b = gpu_->build(source, kernel.file, kernel.entry);
-  return {b.ok, b.library, b.diagnostics, b.cache_hit, b.seconds};
+  return gpu_ ? gpu_->build(source, kernel.file, kernel.entry) : cpu_.build(source, kernel.file, kernel.entry);
 }
 
 cpu::SchemaPlan Backend::schemata(const corpus::Kernel& kernel, const std::vector<cpu::SchemaEdit>& edits) const {

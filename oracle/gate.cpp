@@ -63,8 +63,7 @@ std::vector<cpu::CpuBuild> build_kernels(const std::vector<const corpus::Kernel*
   if (cuda) {
     const cuda::CudaCompiler compiler(cache_dir, cuda::probe_gpu().arch());
     parallel::for_each_index(0, kernels.size(), [&](std::size_t i) {
-      const cuda::CudaBuild b = compiler.build(kernels[i]->source, kernels[i]->file, kernels[i]->entry);
-      builds[i] = {b.ok, b.library, b.diagnostics, b.cache_hit, b.seconds};
+      builds[i] = compiler.build(kernels[i]->source, kernels[i]->file, kernels[i]->entry);
     });
     return builds;
   }

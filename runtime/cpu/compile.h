@@ -9,15 +9,11 @@
 #include <string>
 #include <string_view>
 
+#include "runtime/kernel_build.h"
+
 namespace kaudit::cpu {
 
-struct CpuBuild {
-  bool ok = false;
-  std::filesystem::path library;  // the .so, when ok
-  std::string diagnostics;        // compiler or lowering errors, mapped to the .cu file's lines
-  bool cache_hit = false;
-  double seconds = 0;
-};
+using CpuBuild = runtime::KernelBuild;
 
 class CpuCompiler {
  public:

@@ -13,15 +13,11 @@
 #include <string>
 #include <string_view>
 
+#include "runtime/kernel_build.h"
+
 namespace kaudit::cuda {
 
-struct CudaBuild {
-  bool ok = false;
-  std::filesystem::path library;  // the .so, when ok
-  std::string diagnostics;        // nvcc's errors, with the .cu file's name and lines
-  bool cache_hit = false;
-  double seconds = 0;
-};
+using CudaBuild = runtime::KernelBuild;
 
 class CudaCompiler {
  public:
