@@ -6,12 +6,30 @@
 
 #include <nlohmann/json.hpp>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "common/process.h"
 #include "corpus/corpus.h"
 #include "oracle/gate.h"
 
 namespace {
+
+// `kaudit COMMAND <the gate corpus> --json --cache <the test cache> ARGS...`: its exit status,
+// stderr, and stdout parsed as JSON (null when empty).
+struct JsonRun {
+  int exit_code = -1;
+  std::string err;
+  nlohmann::json out;
+};
+JsonRun kaudit_json(const char* command, const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {KAUDIT_EXE, command, KAUDIT_GATE_CORPUS, "--json", "--cache", KAUDIT_TEST_CACHE};
+  argv.insert(argv.end(), args.begin(), args.end());
+  const auto r = kaudit::run_process(argv, 600);
+  JsonRun j{r.exit_code, r.err, nullptr};
+  if (!r.out.empty()) j.out = nlohmann::json::parse(r.out);
+  return j;
+}
 
 const kaudit::oracle::KernelVerdict& find(const kaudit::oracle::GateReport& r, const std::string& id) {
   for (const auto& v : r.kernels)
@@ -77,12 +95,9 @@ TEST_F(GateFixture, AFailingReferenceExportNamesProblemPyAndTheLine) {
 }
 
 TEST(VerifyCommand, JsonReportAndExitCode) {
-  auto r = kaudit::run_process({KAUDIT_EXE, "verify", KAUDIT_GATE_CORPUS, "--json", "--cache", KAUDIT_TEST_CACHE,
-                                "--kernel", "twice/correct", "--kernel", "twice/tail_dropped"},
-                               600);
-  ASSERT_TRUE(r.started) << r.spawn_error;
+  const JsonRun r = kaudit_json("verify", {"--kernel", "twice/correct", "--kernel", "twice/tail_dropped"});
   EXPECT_EQ(r.exit_code, 1) << r.err;  // one kernel fails
-  auto j = nlohmann::json::parse(r.out);
+  const nlohmann::json& j = r.out;
   EXPECT_EQ(j["tasks"], 1);  // only the task of the selected kernels
   EXPECT_EQ(j["kernels"], 2);
   EXPECT_EQ(j["passed"], 1);
@@ -91,11 +106,9 @@ TEST(VerifyCommand, JsonReportAndExitCode) {
 }
 
 TEST(VerifyCommand, APresetRunsTheGateAtItAndATaskWithoutItIsRefused) {
-  auto r = kaudit::run_process({KAUDIT_EXE, "verify", KAUDIT_GATE_CORPUS, "--json", "--cache", KAUDIT_TEST_CACHE,
-                                "--kernel", "twice/correct", "--preset", "kernelbench"},
-                               600);
+  const JsonRun r = kaudit_json("verify", {"--kernel", "twice/correct", "--preset", "kernelbench"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  auto j = nlohmann::json::parse(r.out);
+  const nlohmann::json& j = r.out;
   EXPECT_EQ(j["preset"], "kernelbench");
   const auto& cases = j["results"][0]["cases"];
   EXPECT_EQ(cases[0]["recipe"], "gate-uniform01");
@@ -118,11 +131,9 @@ TEST(VerifyCommand, UnknownKernelIsAUsageError) {
 
 namespace {
 TEST(CheckCommand, EveryBuiltInOracleAcceptsACorrectExactKernel) {
-  auto r = kaudit::run_process({KAUDIT_EXE, "check", KAUDIT_GATE_CORPUS, "--json", "--cache", KAUDIT_TEST_CACHE,
-                                "--kernel", "twice/correct", "--kernel", "twice/tail_dropped"},
-                               600);
+  const JsonRun r = kaudit_json("check", {"--kernel", "twice/correct", "--kernel", "twice/tail_dropped"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  auto j = nlohmann::json::parse(r.out);
+  const nlohmann::json& j = r.out;
   EXPECT_EQ(j["kernels"], 2);
   ASSERT_EQ(j["false_kills"].size(), 6u);
   for (const auto& row : j["results"]) {
@@ -136,11 +147,9 @@ TEST(CheckCommand, EveryBuiltInOracleAcceptsACorrectExactKernel) {
 }
 
 TEST(CheckCommand, APresetMovesTheTrialsAndTheReportSaysWhatRan) {
-  auto r = kaudit::run_process({KAUDIT_EXE, "check", KAUDIT_GATE_CORPUS, "--json", "--cache", KAUDIT_TEST_CACHE,
-                                "--kernel", "twice/correct", "--oracle", "kernelbench-v0", "--preset", "kernelbench"},
-                               600);
+  const JsonRun r = kaudit_json("check", {"--kernel", "twice/correct", "--oracle", "kernelbench-v0", "--preset", "kernelbench"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  auto j = nlohmann::json::parse(r.out);
+  const nlohmann::json& j = r.out;
   EXPECT_EQ(j["backend"], "cpu");
   EXPECT_EQ(j["preset"], "kernelbench");
   const auto& row = j["results"][0];
