@@ -107,6 +107,11 @@ struct AuditOptions {
   // clock per run, no thread budget, no memory checker. Cached results are kept apart from the
   // CPU backend's (the backend's identity is in every key).
   bool cuda = false;
+  // CUDA: the share of device 0's memory the audit's workers may hold together, split equally
+  // (each worker's caching allocator gets gpu_memory_share / jobs, at most half). Audits run side
+  // by side on one GPU (tools/gpu/audit-by-task.sh) each get a part, so that no worker can take
+  // memory another audit's run was promised.
+  double gpu_memory_share = 0.9;
   std::vector<std::string> only;           // kernel ids TASK/NAME; empty = all
   mutators::SiteOptions sites;             // rule selection
   std::function<void(const std::string& line)> progress;

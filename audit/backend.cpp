@@ -46,9 +46,10 @@ runtime::WorkerLimits Backend::worker_limits(const AuditOptions& options, unsign
     // Wall-clock seconds per run (a CUDA worker's CPU clock says nothing about its kernel); the
     // GPU's own limits replace the thread budget; outputs read back from the device have no
     // guard pages (the GPU faults only outside its mapped memory). The workers share device 0:
-    // each one's caching allocator gets an equal part of 90% of its memory.
+    // each one's caching allocator gets an equal part of the audit's share of its memory
+    // (AuditOptions::gpu_memory_share, 90% by default).
     limits.cuda = true;
-    limits.gpu_memory_fraction = std::min(0.5, 0.9 / std::max(1u, jobs));
+    limits.gpu_memory_fraction = std::min(0.5, options.gpu_memory_share / std::max(1u, jobs));
     limits.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency() / std::max(1u, jobs)));
     return limits;
   }

@@ -23,6 +23,8 @@ const char* const kAuditFlagsHelp =
     "  --cache DIR      cache (default $KAUDIT_CACHE or ~/.cache/kaudit)\n"
     "  --backend B      cpu (default: the emulator) or cuda (nvcc builds run on this machine's GPU;\n"
     "                   --timeout is then wall-clock seconds, default 5)\n"
+    "  --gpu-memory-share F  cuda: the share of the GPU's memory all workers together may hold,\n"
+    "                   0.01 to 0.95 (default 0.9; give each of several audits on one GPU a part)\n"
     "  --mutants DIR    audit the mutant set `kaudit mutate --out DIR` wrote instead of generating\n"
     "                   mutants (no Clang needed: how a GPU machine without Clang audits)\n"
     "  --preset P       run every spec, the gate's recipes and the patterns at the task shape preset P\n"
@@ -59,6 +61,7 @@ bool parse_audit_flag(const std::vector<std::string>& args, std::size_t& i, Audi
                                   v + "'");
     a.options.thread_budget = std::stoull(v);
   } else if (flag == "--jobs") a.options.jobs = static_cast<unsigned>(parse_count_flag(flag, value(), 1, 1024));
+  else if (flag == "--gpu-memory-share") a.options.gpu_memory_share = parse_real_flag(flag, value(), 0.01, 0.95);
   else if (flag == "--cache") a.options.cache_dir = value();
   else if (flag == "--backend") a.cuda = parse_backend_flag(value());
   else if (flag == "--mutants") a.mutants = value();

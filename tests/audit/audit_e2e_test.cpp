@@ -448,6 +448,8 @@ TEST(AuditCommand, BadNumberFlagsAreUsageErrorsBeforeAnyWork) {
       {{"--timeout", "1e400"}, "--timeout takes a number"},
       {{"--timeout", "2s"}, "--timeout takes a number"},
       {{"--witness-tol", "1"}, "--witness-tol takes a number"},
+      {{"--gpu-memory-share", "1.5"}, "--gpu-memory-share takes a number from 0.01 to 0.95, not '1.5'"},
+      {{"--gpu-memory-share", "0"}, "--gpu-memory-share takes a number"},
   };
   for (const auto& [flags, words] : cases) {
     std::vector<std::string> cmd = {KAUDIT_EXE, "audit"};

@@ -5,7 +5,8 @@
 # SET: `kaudit mutate --out SET` made on a CPU machine; OUT/<task>/ gets each task's audit folder
 # and OUT/<task>.err its progress. Default tasks: every task of the set. LIMIT (default 3600) bounds
 # the whole loop. PARALLEL (default 1) tasks are audited at once, each with its share of the cores
-# (--jobs), so one task's nvcc builds and legality runs overlap another's mutant runs. The audits
+# (--jobs) and of the GPU's memory (--gpu-memory-share 0.9/PARALLEL), so one task's nvcc builds
+# and legality runs overlap another's mutant runs. The audits
 # share one cache (KAUDIT_CACHE, default OUT/cache; its entries are sealed files, safe to share).
 # AUDIT_ARGS: more `kaudit audit` flags for every task, e.g. AUDIT_ARGS="--preset kernelbench-v0".
 set -uo pipefail
@@ -15,6 +16,7 @@ shift 2
 start=$(date +%s)
 parallel=${PARALLEL:-1}
 jobs=$(( $(nproc) / parallel ))
+share=$(python3 -c "print(round(0.9 / $parallel, 4))")
 ((jobs < 1)) && jobs=1
 tasks=("$@")
 ((${#tasks[@]})) || mapfile -t tasks < <(python3 -c "import json,sys
@@ -27,7 +29,8 @@ audit_task() {
   kernels=$(python3 -c "import json,sys
 print(' '.join('--kernel ' + json.loads(l)['kernel'] for l in open(sys.argv[1]) if json.loads(l)['kernel'].startswith(sys.argv[2] + '/')))" "$set_dir/kernels.jsonl" "$t")
   # shellcheck disable=SC2086
-  timeout "$left" build-gpu/tools/kaudit audit --backend cuda --mutants "$set_dir" $kernels --jobs "$jobs" ${AUDIT_ARGS:-} \
+  timeout "$left" build-gpu/tools/kaudit audit --backend cuda --mutants "$set_dir" $kernels --jobs "$jobs" \
+    --gpu-memory-share "$share" ${AUDIT_ARGS:-} \
     --out "$out/$t" >"$out/$t.txt" 2>"$out/$t.err"
   echo "$t: exit $? after $(( $(date +%s) - start )) s"
   grep "done:" "$out/$t.err"
