@@ -193,8 +193,7 @@ class LibraryCopies {
              ":" + std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec);
     // A copy that failed (a descriptor or memory short for a moment) is tried again, not kept as
     // the answer for every later run of the library in this process.
-    if (auto it = copies_.find(key); it != copies_.end() && it->second.fd >= 0) return it->second;
-    if (auto it = copies_.find(key); it != copies_.end()) return it->second = make(path);
+    if (auto it = copies_.find(key); it != copies_.end()) return it->second.fd >= 0 ? it->second : it->second = make(path);
     if (copies_.size() >= kMaxCopies) clear();  // an audit visits thousands: keep a bounded set
     return copies_[key] = make(path);
   }

@@ -104,8 +104,7 @@ std::optional<corpus::LoadResult> load_for_audit(const char* command, AuditArgs&
     }
   // A trial without a shape on some task (an odd shape it lacks, a negative dim) would reject
   // every kernel there: a spec error, before any work.
-  std::vector<std::string> tasks;  // of the --kernel ids, if any (none: every task)
-  for (const auto& id : a.options.only) tasks.push_back(id.substr(0, id.find('/')));
+  const std::vector<std::string> tasks = tasks_of(a.options.only);
   if (!a.preset.empty()) {
     if (const std::string e = missing_preset(loaded.corpus, tasks, a.preset); !e.empty()) {
       std::fprintf(stderr, "kaudit %s: %s\n", command, e.c_str());

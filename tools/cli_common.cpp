@@ -82,6 +82,12 @@ std::string cuda_backend_problem() {
   return gpu.problem.empty() ? std::string() : "--backend cuda: " + gpu.problem;
 }
 
+std::vector<std::string> tasks_of(const std::vector<std::string>& kernel_ids) {
+  std::vector<std::string> tasks;
+  for (const auto& id : kernel_ids) tasks.push_back(id.substr(0, id.find('/')));
+  return tasks;
+}
+
 std::string missing_preset(const corpus::Corpus& corpus, const std::vector<std::string>& tasks,
                            const std::string& preset) {
   for (const auto& t : corpus.tasks) {

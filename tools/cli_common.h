@@ -29,6 +29,8 @@ bool parse_backend_flag(const std::string& text);
 // Why `kaudit <command> --backend cuda` cannot run on this machine, in one line, or empty when it
 // can.
 std::string cuda_backend_problem();
+// The tasks of `--kernel TASK/NAME` ids (empty when none are given: every task).
+std::vector<std::string> tasks_of(const std::vector<std::string>& kernel_ids);
 // `--preset P`: every task that is run (`tasks`, or every task of the corpus when empty) must
 // define P (an input at a missing preset is no input at all). Otherwise an error naming the first
 // task without it, the presets it has and its task.json; empty when all have it.

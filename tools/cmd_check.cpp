@@ -73,8 +73,7 @@ int check_command(const std::vector<std::string>& args) {
   }
   corpus::LoadResult loaded = corpus::load_corpus(root);
   for (const auto& d : loaded.diagnostics) std::fprintf(stderr, "%s\n", d.to_string().c_str());
-  std::vector<std::string> tasks;  // of the --kernel ids, if any
-  for (const auto& id : only) tasks.push_back(id.substr(0, id.find('/')));
+  const std::vector<std::string> tasks = tasks_of(only);
   if (!preset.empty()) {
     if (const std::string e = missing_preset(loaded.corpus, tasks, preset); !e.empty()) {
       std::fprintf(stderr, "kaudit check: %s\n", e.c_str());

@@ -109,13 +109,9 @@ int verify_command(const std::vector<std::string>& args) {
       std::fprintf(stderr, "kaudit verify: no kernel '%s' in %s (ids are TASK/NAME)\n", id.c_str(), root.c_str());
       return 2;
     }
-  {
-    std::vector<std::string> tasks;  // of the --kernel ids, if any (none: every task)
-    for (const auto& id : opts.only) tasks.push_back(id.substr(0, id.find('/')));
-    if (const std::string e = missing_preset(loaded.corpus, tasks, opts.preset); !e.empty()) {
-      std::fprintf(stderr, "kaudit verify: %s\n", e.c_str());
-      return 2;
-    }
+  if (const std::string e = missing_preset(loaded.corpus, tasks_of(opts.only), opts.preset); !e.empty()) {
+    std::fprintf(stderr, "kaudit verify: %s\n", e.c_str());
+    return 2;
   }
   opts.cache_dir = cache;
   opts.worker_exe = runtime::self_executable();
