@@ -15,14 +15,14 @@ import json
 import sys
 from collections import defaultdict
 
+from audit_files import kill_matrix_rows
+
 
 def load(dirs):
     out = {}
     for d in dirs:
-        with open(f"{d}/kill-matrix.jsonl") as f:
-            for line in f:
-                r = json.loads(line)
-                out[r["id"]] = r
+        for r in kill_matrix_rows(d):
+            out[r["id"]] = r
     return out
 
 

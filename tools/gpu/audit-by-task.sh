@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # GPU audits of a mutant set, one audit per task, so that a run cut off by a time limit (a device
 # call) still leaves the tasks it finished. Usage (on the GPU machine, after tools/gpu/setup.sh):
-#   LIMIT=SECONDS PARALLEL=N tools/gpu/audit-by-task.sh SET OUT [TASK...]
+#   LIMIT=SECONDS PARALLEL=N tools/gpu/audit-by-task.sh SET OUT [TASK or TASK/KERNEL...]
 # SET: `kaudit mutate --out SET` made on a CPU machine; OUT/<task>/ gets each task's audit folder
-# and OUT/<task>.err its progress. Default tasks: every task of the set. LIMIT (default 3600) bounds
+# and OUT/<task>.err its progress (TASK/KERNEL: one kernel, in OUT/TASK-KERNEL). Default tasks: every task of the set. LIMIT (default 3600) bounds
 # the whole loop. PARALLEL (default 1) tasks are audited at once, each with its share of the cores
 # (--jobs) and of the GPU's memory (--gpu-memory-share 0.9/PARALLEL), so one task's nvcc builds
 # and legality runs overlap another's mutant runs. The audits
@@ -24,16 +24,16 @@ print('\n'.join(sorted({json.loads(l)['kernel'].split('/')[0] for l in open(sys.
 mkdir -p "$out"
 export KAUDIT_CACHE=${KAUDIT_CACHE:-$out/cache}
 audit_task() {
-  local t=$1 left=$2
+  local t=$1 left=$2 name=${1//\//-}
   local kernels
   kernels=$(python3 -c "import json,sys
-print(' '.join('--kernel ' + json.loads(l)['kernel'] for l in open(sys.argv[1]) if json.loads(l)['kernel'].startswith(sys.argv[2] + '/')))" "$set_dir/kernels.jsonl" "$t")
+print(' '.join('--kernel ' + json.loads(l)['kernel'] for l in open(sys.argv[1]) if json.loads(l)['kernel'] == sys.argv[2] or json.loads(l)['kernel'].startswith(sys.argv[2] + '/')))" "$set_dir/kernels.jsonl" "$t")
   # shellcheck disable=SC2086
   timeout "$left" build-gpu/tools/kaudit audit --backend cuda --mutants "$set_dir" $kernels --jobs "$jobs" \
     --gpu-memory-share "$share" ${AUDIT_ARGS:-} \
-    --out "$out/$t" >"$out/$t.txt" 2>"$out/$t.err"
+    --out "$out/$name" >"$out/$name.txt" 2>"$out/$name.err"
   echo "$t: exit $? after $(( $(date +%s) - start )) s"
-  grep "done:" "$out/$t.err"
+  grep "done:\|exception" "$out/$name.err"
 }
 for t in "${tasks[@]}"; do
   while (( $(jobs -rp | wc -l) >= parallel )); do wait -n; done

@@ -16,6 +16,8 @@ compares evaluations per second, one kernel run to one evaluation.
 import argparse
 import json
 
+from audit_files import kill_matrix_rows
+
 REFERENCE = {"evaluations": 120000, "gpu_hours": 30, "gpu": "H100"}
 
 
@@ -29,7 +31,7 @@ def main():
     for d in args.audits:
         with open(f"{d}/summary.json") as f:
             s = json.load(f)
-        kernels = sorted({m["kernel"] for m in map(json.loads, open(f"{d}/kill-matrix.jsonl"))})
+        kernels = sorted({m["kernel"] for m in kill_matrix_rows(d)})
         stages = s.get("stage_seconds", {})
         builds = next((v for k, v in stages.items() if k.startswith("mutant builds")), 0.0)
         tasks.append({
