@@ -1,5 +1,7 @@
 #include "common/process.h"
 
+#include "common/sandbox.h"
+
 #include <fcntl.h>
 #include <spawn.h>
 #include <stdlib.h>
@@ -10,6 +12,7 @@
 #include <time.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
@@ -47,10 +50,89 @@ std::string slurp(int fd) {
 
 }  // namespace
 
-ProcessResult run_process(const std::vector<std::string>& argv, double timeout_seconds) {
+namespace {
+// The program's path: argv[0] itself when it names a path, else the first executable of that name
+// on PATH ("" when there is none), found in the parent so that the child only calls execve.
+std::string find_program(const std::string& name) {
+  if (name.find('/') != std::string::npos) return name;
+  const char* path = std::getenv("PATH");
+  std::istringstream dirs(path ? path : "/usr/bin:/bin");
+  for (std::string dir; std::getline(dirs, dir, ':');) {
+    const std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
+    if (access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return {};
+}
+
+// Starts a confined child with fork and execve; its pid, or -1 with `error` set. The parent has
+// threads, so the child calls nothing but system calls before execve.
+pid_t spawn_confined(const std::vector<std::string>& argv, const sandbox::PreparedPolicy& policy,
+                     const std::string& tmpdir, int out_fd, int err_fd, std::string& error) {
+  const std::string program = find_program(argv[0]);
+  if (program.empty()) {
+    error = std::strerror(ENOENT);
+    return -1;
+  }
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  std::vector<std::string> env_text;
+  for (char** e = environ; *e; ++e)
+    if (tmpdir.empty() || std::strncmp(*e, "TMPDIR=", 7) != 0) env_text.emplace_back(*e);
+  if (!tmpdir.empty()) env_text.push_back("TMPDIR=" + tmpdir);
+  std::vector<char*> env;
+  for (auto& e : env_text) env.push_back(e.data());
+  env.push_back(nullptr);
+  int report[2];  // the child's errno when it cannot exec; closed by a successful exec
+  if (pipe2(report, O_CLOEXEC) != 0) {
+    error = std::string("pipe: ") + std::strerror(errno);
+    return -1;
+  }
+  const pid_t pid = fork();
+  if (pid < 0) {
+    error = std::string("fork: ") + std::strerror(errno);
+    close(report[0]);
+    close(report[1]);
+    return -1;
+  }
+  if (pid == 0) {
+    setpgid(0, 0);  // its own group: a timeout kills the whole tree
+    int code = 0;
+    const int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (null_fd < 0 || dup2(null_fd, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0) code = errno;
+    if (code == 0 && !policy.apply_in_child()) code = errno ? errno : EPERM;
+    if (code == 0) {
+      execve(program.c_str(), args.data(), env.data());
+      code = errno;
+    }
+    ssize_t ignored = write(report[1], &code, sizeof code);
+    (void)ignored;
+    _exit(127);
+  }
+  close(report[1]);
+  int code = 0;
+  ssize_t n;
+  while ((n = read(report[0], &code, sizeof code)) < 0 && errno == EINTR) {
+  }
+  close(report[0]);
+  if (n == static_cast<ssize_t>(sizeof code)) {
+    while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+    }
+    error = std::string("cannot start it confined: ") + std::strerror(code);
+    return -1;
+  }
+  return pid;
+}
+
+ProcessResult run_any(const std::vector<std::string>& argv, double timeout_seconds,
+                      const sandbox::PreparedPolicy* policy, const std::string& tmpdir) {
   ProcessResult r;
   if (argv.empty()) {
     r.spawn_error = "empty command";
+    return r;
+  }
+  if (policy && !policy->error().empty()) {
+    r.spawn_error = "cannot confine it: " + policy->error();
     return r;
   }
   int out_fd = temp_fd(), err_fd = temp_fd();
@@ -60,29 +142,37 @@ ProcessResult run_process(const std::vector<std::string>& argv, double timeout_s
     if (err_fd >= 0) close(err_fd);
     return r;
   }
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
-  posix_spawn_file_actions_adddup2(&fa, err_fd, 2);
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
-  posix_spawnattr_setpgroup(&attr, 0);  // its own group: a timeout kills the whole tree
   pid_t pid = 0;
-  // glibc >= 2.24 reports exec failures (ENOENT, EACCES) as posix_spawn's return value.
-  int rc = posix_spawnp(&pid, args[0], &fa, &attr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  posix_spawnattr_destroy(&attr);
-  if (rc != 0) {
-    r.spawn_error = std::strerror(rc);
-    close(out_fd);
-    close(err_fd);
-    return r;
+  if (policy) {
+    pid = spawn_confined(argv, *policy, tmpdir, out_fd, err_fd, r.spawn_error);
+    if (pid < 0) {
+      close(out_fd);
+      close(err_fd);
+      return r;
+    }
+  } else {
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
+    posix_spawn_file_actions_adddup2(&fa, err_fd, 2);
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&attr, 0);  // its own group: a timeout kills the whole tree
+    // glibc >= 2.24 reports exec failures (ENOENT, EACCES) as posix_spawn's return value.
+    int rc = posix_spawnp(&pid, args[0], &fa, &attr, args.data(), environ);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&attr);
+    if (rc != 0) {
+      r.spawn_error = std::strerror(rc);
+      close(out_fd);
+      close(err_fd);
+      return r;
+    }
   }
   r.started = true;
   int status = 0;
@@ -113,6 +203,17 @@ ProcessResult run_process(const std::vector<std::string>& argv, double timeout_s
   close(out_fd);
   close(err_fd);
   return r;
+}
+}  // namespace
+
+ProcessResult run_process(const std::vector<std::string>& argv, double timeout_seconds) {
+  return run_any(argv, timeout_seconds, nullptr, {});
+}
+
+ProcessResult run_confined_process(const std::vector<std::string>& argv, double timeout_seconds,
+                                   const sandbox::CompilerPolicy& policy, const std::string& tmpdir) {
+  const sandbox::PreparedPolicy prepared(policy);
+  return run_any(argv, timeout_seconds, &prepared, tmpdir);
 }
 
 namespace {

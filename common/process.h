@@ -8,6 +8,9 @@
 #include <vector>
 
 namespace kaudit {
+namespace sandbox {
+struct CompilerPolicy;
+}
 
 struct ProcessResult {
   bool started = false;  // false: the program could not be executed (see spawn_error)
@@ -23,6 +26,11 @@ struct ProcessResult {
 // timeout the child (in its own process group, so grandchildren too) is killed when it runs
 // longer: a problem.py that hangs must not hang the audit.
 ProcessResult run_process(const std::vector<std::string>& argv, double timeout_seconds = 0);
+// The same, confined by `policy` (common/sandbox.h, CompilerPolicy: a compiler on untrusted text),
+// with TMPDIR set to `tmpdir` when it is not empty (a folder the policy lets it write). A policy
+// that cannot be applied is a result that did not start, with the reason in spawn_error.
+ProcessResult run_confined_process(const std::vector<std::string>& argv, double timeout_seconds,
+                                   const sandbox::CompilerPolicy& policy, const std::string& tmpdir);
 
 // The live (not zombie) children of `pid`, from /proc/<pid>/task/*/children, or, where the
 // kernel lacks that file, from a scan of /proc/*/stat.

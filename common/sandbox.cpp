@@ -8,6 +8,7 @@
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <termios.h>
 #include <unistd.h>
@@ -298,6 +299,68 @@ std::string confine_gpu_worker() {
   if (const int abi = available_layers().landlock_abi; abi > 0)
     if (std::string e = apply_gpu_landlock(abi); !e.empty()) return e;
   return {};
+}
+
+std::vector<std::string> system_read_paths() {
+  std::vector<std::string> out;
+  for (const char* p : {"/usr", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin", "/etc/ld.so.cache",
+                        "/etc/alternatives"})
+    if (access(p, F_OK) == 0) out.push_back(p);
+  return out;
+}
+
+namespace {
+// Landlock's file rights (ABI 1): what a path that is not a folder may be granted.
+constexpr std::uint64_t kExecute = 1ull << 0, kWriteFile = 1ull << 1, kReadFile = 1ull << 2, kReadDir = 1ull << 3;
+constexpr std::uint64_t kTruncate = 1ull << 14;
+std::uint64_t file_rights(int abi) { return kExecute | kWriteFile | kReadFile | (abi >= 3 ? kTruncate : 0); }
+
+std::string add_rule_if_exists(long ruleset, const std::string& path, std::uint64_t rights, int abi) {
+  struct stat st{};
+  if (stat(path.c_str(), &st) != 0) return {};  // absent here: nothing to grant
+  if (!S_ISDIR(st.st_mode)) rights &= file_rights(abi);
+  return add_path_rule(ruleset, path.c_str(), rights);
+}
+}  // namespace
+
+PreparedPolicy::PreparedPolicy(const CompilerPolicy& policy) : policy_(policy) {
+  const int abi = available_layers().landlock_abi;
+  if (abi == 0 || disabled_by_user()) return;
+  ruleset_ = create_ruleset(abi);
+  if (ruleset_ < 0) {
+    error_ = std::string("landlock_create_ruleset: ") + std::strerror(errno);
+    return;
+  }
+  const std::uint64_t all = landlock_fs_rights(abi);
+  for (const auto& p : policy_.read_paths)
+    if (error_.empty()) error_ = add_rule_if_exists(ruleset_, p, kExecute | kReadFile | kReadDir, abi);
+  for (const auto& p : policy_.write_dirs)
+    if (error_.empty()) error_ = add_rule_if_exists(ruleset_, p, all, abi);
+  // The compiler's stdin is /dev/null, and its driver opens /dev/null for its stages.
+  if (error_.empty()) error_ = add_rule_if_exists(ruleset_, "/dev/null", kReadFile | kWriteFile, abi);
+}
+
+PreparedPolicy::~PreparedPolicy() {
+  if (ruleset_ >= 0) close(static_cast<int>(ruleset_));
+}
+
+bool PreparedPolicy::apply_in_child() const noexcept {
+  if (disabled_by_user()) return true;
+  auto limit = [](int resource, std::uint64_t value) {
+    if (value == 0) return true;
+    rlimit current{};
+    getrlimit(resource, &current);
+    const rlim_t v = current.rlim_max == RLIM_INFINITY ? value : std::min<rlim_t>(value, current.rlim_max);
+    rlimit next{v, v};
+    return setrlimit(resource, &next) == 0;
+  };
+  const rlimit no_core{0, 0};
+  if (setrlimit(RLIMIT_CORE, &no_core) != 0 || !limit(RLIMIT_AS, policy_.address_space) || !limit(RLIMIT_FSIZE, policy_.file_size) ||
+      !limit(RLIMIT_CPU, static_cast<std::uint64_t>(std::ceil(policy_.cpu_seconds))))
+    return false;
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return false;
+  if (ruleset_ >= 0 && syscall(SYS_landlock_restrict_self, ruleset_, 0) != 0) return false;
+  return true;
 }
 
 std::string syscall_name(long number) {

@@ -21,6 +21,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace kaudit::sandbox {
 
@@ -68,6 +69,42 @@ std::string confine_untrusted_run(const Policy& policy);
 // see apply_gpu_landlock), there is no seccomp filter and no uid change. docs/SECURITY.md says
 // what that leaves open.
 std::string confine_gpu_worker();
+
+// A compiler run on untrusted text (issue 21, item 3): g++ building a kernel for the CPU backend.
+// The compiler must fork its own stages (cc1plus, as, ld), so it gets no seccomp filter and no
+// uid change; it gets resource limits, no_new_privs and, where the kernel has Landlock, a file
+// system it can read only under `read_paths` (the system's programs and headers, the project's
+// preludes) and write only under `write_dirs` (the build's own folder), and no TCP. So
+// `#include "/etc/hostname"` or `asm(".incbin ...")` of a file outside them fails to open, and
+// no diagnostic can carry its contents; `#include "/dev/zero"` fails at once.
+struct CompilerPolicy {
+  std::vector<std::string> read_paths;  // read and execute beneath each (files or folders)
+  std::vector<std::string> write_dirs;  // every right beneath each
+  double cpu_seconds = 0;               // RLIMIT_CPU per process (0: none)
+  std::uint64_t address_space = 0;      // RLIMIT_AS per process, bytes (0: none)
+  std::uint64_t file_size = 0;          // RLIMIT_FSIZE, bytes (0: none)
+};
+// The system folders a compiler reads from (/usr, /lib..., the loader's cache), those that exist.
+std::vector<std::string> system_read_paths();
+
+// A CompilerPolicy made ready in the parent (every path opened there), so that the child between
+// fork and exec applies it with system calls alone (async-signal-safe: the parent has threads).
+class PreparedPolicy {
+ public:
+  explicit PreparedPolicy(const CompilerPolicy& policy);
+  ~PreparedPolicy();
+  PreparedPolicy(const PreparedPolicy&) = delete;
+  PreparedPolicy& operator=(const PreparedPolicy&) = delete;
+  // Why it cannot be applied ("" when it can); a path that does not exist is skipped, not an error.
+  const std::string& error() const { return error_; }
+  // In the child only. Returns false when a layer could not be applied: the child must not exec.
+  bool apply_in_child() const noexcept;
+
+ private:
+  CompilerPolicy policy_;
+  long ruleset_ = -1;  // -1: no Landlock on this machine (missing_layers() says so)
+  std::string error_;
+};
 
 // The name of a system call number of this machine's architecture ("socket"), or "syscall N".
 std::string syscall_name(long number);

@@ -14,6 +14,7 @@
 #include "common/cache.h"
 
 #include "common/process.h"
+#include "common/sandbox.h"
 #include "common/sha256.h"
 #include "runtime/cpu/lower.h"
 #include "common/files.h"
@@ -50,6 +51,30 @@ const std::vector<std::string> kFlags = compile_flags();
 // table, which would name the temporary source and object files: the bytes of a library then
 // depend on its source and flags alone.
 const std::vector<std::string> kLinkFlags = {"-shared", "-s"};
+
+// The compiler reads kernel text nobody vouches for (issue 21, item 3; common/sandbox.h,
+// CompilerPolicy): it may read the system's programs and headers, the preludes and the
+// precompiled prelude, and write only `build_dir`, where its temporary files go too. 8 GiB of
+// address space and 300 s of CPU per process are far above what the preludes need (a kernel
+// builds in about 2 s), and a 1 GiB file limit bounds what it can write.
+sandbox::CompilerPolicy compiler_policy(const std::string& compiler, const fs::path& prelude_dir,
+                                        const fs::path& pch_root, const fs::path& build_dir) {
+  sandbox::CompilerPolicy p;
+  p.read_paths = sandbox::system_read_paths();
+  // A compiler installed elsewhere (KAUDIT_CXX=/opt/gcc-13/bin/g++) reads its own tree.
+  if (compiler.find('/') != std::string::npos) {
+    std::error_code ec;
+    const fs::path real = fs::canonical(compiler, ec);
+    if (!ec) p.read_paths.push_back(real.parent_path().parent_path().string());
+  }
+  p.read_paths.push_back(prelude_dir.string());
+  if (!pch_root.empty()) p.read_paths.push_back(pch_root.string());
+  p.write_dirs = {build_dir.string()};
+  p.cpu_seconds = 300;
+  p.address_space = 8ull << 30;
+  p.file_size = 1ull << 30;
+  return p;
+}
 
 }  // namespace
 
@@ -99,7 +124,7 @@ fs::path CpuCompiler::precompiled_prelude() const {
     argv.insert(argv.end(), {std::string("-DKAUDIT_NEEDS_FIBERS=") + fibers, "-I", prelude_dir_.string(), "-I",
                             (prelude_dir_ / "stubs").string(), "-x", "c++-header",
                             (prelude_dir_ / "kaudit_cpu" / "prelude.h").string(), "-o", tmp.string()});
-    if (!run_process(argv, 300).ok()) {
+    if (!run_confined_process(argv, 300, compiler_policy(compiler_, prelude_dir_, {}, dir), dir.string()).ok()) {
       fs::remove(tmp, ec);
       return {};  // builds still work, only slower
     }
@@ -129,37 +154,41 @@ CpuBuild CpuCompiler::build(std::string_view source, std::string_view file_name,
     return b;
   }
   std::error_code ec;
-  fs::create_directories(dir, ec);
-  const std::string tag = "." + std::to_string(getpid()) + ".tmp";
-  const fs::path src = dir / (key + tag + ".cpp"), tmp = dir / (key + tag + ".so");
+  // A folder of this build's own: the only place its compiler may write (compiler_policy).
+  const fs::path work = dir / (key + "." + std::to_string(getpid()) + ".tmp");
+  fs::create_directories(work, ec);
+  const fs::path src = work / (key + ".cpp"), tmp = work / (key + ".so");
   {
     std::ofstream out(src, std::ios::binary);
     out << lowered.text;
     if (!out) {
       b.diagnostics = "cannot write " + src.string();
+      fs::remove_all(work, ec);
       return b;
     }
   }
   std::vector<std::string> argv = {compiler_};
   argv.insert(argv.end(), kFlags.begin(), kFlags.end());
   argv.insert(argv.end(), kLinkFlags.begin(), kLinkFlags.end());
-  if (const fs::path pch = precompiled_prelude(); !pch.empty()) argv.insert(argv.end(), {"-I", pch.string()});
+  const fs::path pch = precompiled_prelude();
+  if (!pch.empty()) argv.insert(argv.end(), {"-I", pch.string()});
   // The TLS pads go before and after the kernel's TU: the linker then keeps the library's static
   // __shared__ variables between poison pads and guards (see kaudit_cpu/tls_pad_front.s).
   const fs::path pads = prelude_dir_ / "kaudit_cpu";
   argv.insert(argv.end(), {"-I", prelude_dir_.string(), "-I", (prelude_dir_ / "stubs").string(), "-x", "assembler",
                            (pads / "tls_pad_front.s").string(), "-x", "c++", src.string(), "-x", "assembler",
                            (pads / "tls_pad_back.s").string(), "-o", tmp.string()});
-  ProcessResult r = run_process(argv, 300);
-  fs::remove(src, ec);
+  ProcessResult r = run_confined_process(argv, 300, compiler_policy(compiler_, prelude_dir_, pch, work), work.string());
   if (!r.ok()) {
-    fs::remove(tmp, ec);
+    fs::remove_all(work, ec);
     b.diagnostics = r.timed_out ? "the C++ compiler timed out" : (r.err.empty() ? r.out : r.err);
     if (!r.started) b.diagnostics = "cannot run the C++ compiler '" + compiler_ + "': " + r.spawn_error;
     return b;
   }
   std::string error;
-  if (!cache::seal(tmp, b.library, &error)) {  // atomic: concurrent builders of the same key agree
+  const bool sealed = cache::seal(tmp, b.library, &error);  // atomic: concurrent builders of the same key agree
+  fs::remove_all(work, ec);
+  if (!sealed) {
     b.diagnostics = "cannot move the built library into the cache: " + error;
     return b;
   }

@@ -7,11 +7,13 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <string>
 
 #include "common/files.h"
+#include "common/process.h"
 #include "common/sandbox.h"
 #include "tests/runtime/kernel_fixture.h"
 
@@ -152,6 +154,72 @@ TEST(Sandbox, SyscallNamesAreResolved) {
   EXPECT_EQ(kaudit::sandbox::syscall_name(41), "socket");  // x86-64 numbering
 #endif
   EXPECT_EQ(kaudit::sandbox::syscall_name(-7), "syscall -7");
+}
+
+}  // namespace
+
+// ---- item 3: the compiler on untrusted text -----------------------------------------------------
+namespace {
+// A file outside the compiler's view: made here, with a line the diagnostics must never show.
+fs::path outside_secret() {
+  const fs::path secret = scratch("secret.h");
+  std::ofstream(secret) << "kaudit_secret_line_7f3a();\n";
+  return secret;
+}
+
+kaudit::cpu::CpuBuild build_text(const std::string& source) {
+  return kaudit::test::test_compiler().build(source, "hostile.cu", "run");
+}
+
+TEST(SandboxCompiler, IncludingAFileOutsideTheSystemAndPreludesFailsWithoutShowingIt) {
+  if (!have_landlock()) GTEST_SKIP() << "no Landlock here: " << kaudit::sandbox::missing_layers();
+  const fs::path secret = outside_secret();
+  const auto b = build_text(hostile("#include \"" + secret.string() + "\"", ""));
+  EXPECT_FALSE(b.ok);
+  EXPECT_NE(b.diagnostics.find(secret.string() + ": Permission denied"), std::string::npos) << b.diagnostics;  // named...
+  EXPECT_EQ(b.diagnostics.find("kaudit_secret_line_7f3a"), std::string::npos) << b.diagnostics;  // ...not shown
+  fs::remove(secret);
+  expect_good_kernel_unaffected();
+}
+
+TEST(SandboxCompiler, IncbinOfAFileOutsideFailsInTheAssembler) {
+  if (!have_landlock()) GTEST_SKIP() << "no Landlock here: " << kaudit::sandbox::missing_layers();
+  const fs::path secret = outside_secret();
+  const auto b = build_text(hostile("asm(\".section .rodata\\n.incbin \\\"" + secret.string() + "\\\"\\n.text\");", ""));
+  EXPECT_FALSE(b.ok);
+  EXPECT_NE(b.diagnostics.find("file not found: " + secret.string()), std::string::npos) << b.diagnostics;
+  EXPECT_EQ(b.diagnostics.find("kaudit_secret_line_7f3a"), std::string::npos) << b.diagnostics;
+  fs::remove(secret);
+}
+
+TEST(SandboxCompiler, IncludingDevZeroFailsAtOnce) {
+  if (!have_landlock()) GTEST_SKIP() << "no Landlock here: " << kaudit::sandbox::missing_layers();
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto b = build_text(hostile("#include \"/dev/zero\"", ""));
+  EXPECT_FALSE(b.ok);
+  EXPECT_NE(b.diagnostics.find("/dev/zero: Permission denied"), std::string::npos) << b.diagnostics;
+  // Not a speed target: unconfined, the compiler reads until it has asked for gigabytes.
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 60.0);
+}
+
+TEST(SandboxCompiler, AConfinedProcessWritesOnlyItsOwnFolder) {
+  if (!have_landlock()) GTEST_SKIP() << "no Landlock here: " << kaudit::sandbox::missing_layers();
+  const fs::path own = scratch("own"), outside = scratch("outside-written");
+  fs::create_directories(own);
+  fs::remove(outside);
+  kaudit::sandbox::CompilerPolicy p;
+  p.read_paths = kaudit::sandbox::system_read_paths();
+  p.write_dirs = {own.string()};
+  auto r = kaudit::run_confined_process({"sh", "-c", "echo a > " + (own / "f").string() + " && echo b > " + outside.string()},
+                                        30, p, own.string());
+  EXPECT_TRUE(r.started) << r.spawn_error;
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_TRUE(fs::exists(own / "f"));
+  EXPECT_FALSE(fs::exists(outside));
+  // TMPDIR is the build's own folder.
+  r = kaudit::run_confined_process({"sh", "-c", "echo $TMPDIR"}, 30, p, own.string());
+  EXPECT_EQ(r.out, own.string() + "\n");
+  fs::remove_all(own);
 }
 
 }  // namespace
