@@ -15,7 +15,7 @@ import json
 import sys
 from collections import defaultdict
 
-from audit_files import kill_matrix_rows
+from audit_files import kill_matrix_rows, take_json_flag
 
 
 def load(dirs):
@@ -31,11 +31,7 @@ def pct(a, n):
 
 
 def main(argv):
-    json_out = None
-    if "--json" in argv:
-        i = argv.index("--json")
-        json_out = argv[i + 1]
-        argv = argv[:i] + argv[i + 2:]
+    argv, json_out = take_json_flag(argv)
     if len(argv) < 2:
         sys.exit(__doc__)
     cpu, gpu = load(argv[:1]), load(argv[1:])

@@ -16,15 +16,11 @@ import os
 import sys
 from collections import defaultdict
 
-from audit_files import kill_matrix_rows
+from audit_files import kill_matrix_rows, take_json_flag
 
 
 def main(argv):
-    json_out = None
-    if "--json" in argv:
-        i = argv.index("--json")
-        json_out = argv[i + 1]
-        argv = argv[:i] + argv[i + 2:]
+    argv, json_out = take_json_flag(argv)
     if not argv:
         sys.exit(__doc__)
     mutants, false_kills, presets, backends, kernels = {}, defaultdict(int), defaultdict(set), set(), set()
