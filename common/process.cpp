@@ -66,16 +66,13 @@ std::string find_program(const std::string& name) {
 
 // Starts a confined child with fork and execve; its pid, or -1 with `error` set. The parent has
 // threads, so the child calls nothing but system calls before execve.
-pid_t spawn_confined(const std::vector<std::string>& argv, const sandbox::PreparedPolicy& policy,
-                     const std::string& tmpdir, int out_fd, int err_fd, std::string& error) {
-  const std::string program = find_program(argv[0]);
+pid_t spawn_confined(std::vector<char*>& args, const sandbox::PreparedPolicy& policy, const std::string& tmpdir,
+                     int out_fd, int err_fd, std::string& error) {
+  const std::string program = find_program(args[0]);
   if (program.empty()) {
     error = std::strerror(ENOENT);
     return -1;
   }
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
   std::vector<std::string> env_text;
   for (char** e = environ; *e; ++e)
     if (tmpdir.empty() || std::strncmp(*e, "TMPDIR=", 7) != 0) env_text.emplace_back(*e);
@@ -124,6 +121,27 @@ pid_t spawn_confined(const std::vector<std::string>& argv, const sandbox::Prepar
   return pid;
 }
 
+// Starts the program with posix_spawn (no code of ours runs in the child); its pid, or -1.
+pid_t spawn_plain(std::vector<char*>& args, int out_fd, int err_fd, std::string& error) {
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
+  posix_spawn_file_actions_adddup2(&fa, err_fd, 2);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attr, 0);  // its own group: a timeout kills the whole tree
+  pid_t pid = -1;
+  // glibc >= 2.24 reports exec failures (ENOENT, EACCES) as posix_spawn's return value.
+  const int rc = posix_spawnp(&pid, args[0], &fa, &attr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&attr);
+  if (rc == 0) return pid;
+  error = std::strerror(rc);
+  return -1;
+}
+
 ProcessResult run_any(const std::vector<std::string>& argv, double timeout_seconds,
                       const sandbox::PreparedPolicy* policy, const std::string& tmpdir) {
   ProcessResult r;
@@ -142,37 +160,15 @@ ProcessResult run_any(const std::vector<std::string>& argv, double timeout_secon
     if (err_fd >= 0) close(err_fd);
     return r;
   }
-  pid_t pid = 0;
-  if (policy) {
-    pid = spawn_confined(argv, *policy, tmpdir, out_fd, err_fd, r.spawn_error);
-    if (pid < 0) {
-      close(out_fd);
-      close(err_fd);
-      return r;
-    }
-  } else {
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
-    posix_spawn_file_actions_adddup2(&fa, err_fd, 2);
-    posix_spawnattr_t attr;
-    posix_spawnattr_init(&attr);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
-    posix_spawnattr_setpgroup(&attr, 0);  // its own group: a timeout kills the whole tree
-    // glibc >= 2.24 reports exec failures (ENOENT, EACCES) as posix_spawn's return value.
-    int rc = posix_spawnp(&pid, args[0], &fa, &attr, args.data(), environ);
-    posix_spawn_file_actions_destroy(&fa);
-    posix_spawnattr_destroy(&attr);
-    if (rc != 0) {
-      r.spawn_error = std::strerror(rc);
-      close(out_fd);
-      close(err_fd);
-      return r;
-    }
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  const pid_t pid = policy ? spawn_confined(args, *policy, tmpdir, out_fd, err_fd, r.spawn_error)
+                           : spawn_plain(args, out_fd, err_fd, r.spawn_error);
+  if (pid < 0) {
+    close(out_fd);
+    close(err_fd);
+    return r;
   }
   r.started = true;
   int status = 0;

@@ -199,15 +199,18 @@ std::string apply_seccomp() { return {}; }
 #endif
 
 // Resource limits that hold even where a layer above is missing.
+// Sets a resource limit to `value`, never above the hard limit there is: an unprivileged process
+// cannot raise it. System calls only (a compiler's child calls it between fork and exec).
+bool lower_limit(int resource, rlim_t value) {
+  rlimit current{};
+  getrlimit(resource, &current);
+  const rlim_t v = current.rlim_max == RLIM_INFINITY ? value : std::min<rlim_t>(value, current.rlim_max);
+  rlimit next{v, v};
+  return setrlimit(resource, &next) == 0;
+}
+
 std::string apply_limits(const Policy& policy) {
-  auto set = [](int resource, rlim_t value) {
-    rlimit current{};
-    getrlimit(resource, &current);
-    // Only ever lowered: an unprivileged process cannot raise a hard limit.
-    const rlim_t v = current.rlim_max == RLIM_INFINITY ? value : std::min<rlim_t>(value, current.rlim_max);
-    rlimit next{v, v};
-    return setrlimit(resource, &next) == 0;
-  };
+  const auto set = lower_limit;
   bool ok = set(RLIMIT_CORE, 0) && set(RLIMIT_FSIZE, 0) && set(RLIMIT_NOFILE, 256);
   // Counts the processes and threads of the run's uid (kUnprivilegedId when root): room for
   // every worker's thread pool, not for a thread bomb.
@@ -323,9 +326,9 @@ std::string add_rule_if_exists(long ruleset, const std::string& path, std::uint6
 }
 }  // namespace
 
-PreparedPolicy::PreparedPolicy(const CompilerPolicy& policy) : policy_(policy) {
+PreparedPolicy::PreparedPolicy(const CompilerPolicy& policy) : policy_(policy), off_(disabled_by_user()) {
   const int abi = available_layers().landlock_abi;
-  if (abi == 0 || disabled_by_user()) return;
+  if (abi == 0 || off_) return;
   ruleset_ = create_ruleset(abi);
   if (ruleset_ < 0) {
     error_ = std::string("landlock_create_ruleset: ") + std::strerror(errno);
@@ -345,15 +348,8 @@ PreparedPolicy::~PreparedPolicy() {
 }
 
 bool PreparedPolicy::apply_in_child() const noexcept {
-  if (disabled_by_user()) return true;
-  auto limit = [](int resource, std::uint64_t value) {
-    if (value == 0) return true;
-    rlimit current{};
-    getrlimit(resource, &current);
-    const rlim_t v = current.rlim_max == RLIM_INFINITY ? value : std::min<rlim_t>(value, current.rlim_max);
-    rlimit next{v, v};
-    return setrlimit(resource, &next) == 0;
-  };
+  if (off_) return true;
+  auto limit = [](int resource, std::uint64_t value) { return value == 0 || lower_limit(resource, value); };
   const rlimit no_core{0, 0};
   if (setrlimit(RLIMIT_CORE, &no_core) != 0 || !limit(RLIMIT_AS, policy_.address_space) || !limit(RLIMIT_FSIZE, policy_.file_size) ||
       !limit(RLIMIT_CPU, static_cast<std::uint64_t>(std::ceil(policy_.cpu_seconds))))

@@ -102,6 +102,7 @@ class PreparedPolicy {
 
  private:
   CompilerPolicy policy_;
+  bool off_ = false;   // KAUDIT_SANDBOX=off, read here in the parent
   long ruleset_ = -1;  // -1: no Landlock on this machine (missing_layers() says so)
   std::string error_;
 };
