@@ -1,6 +1,7 @@
 // NvrtcCompiler: see nvrtc.h for the design (why -default-device, why -rdc, the cache).
 #include "mutators/compile/nvrtc.h"
 
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
@@ -14,6 +15,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <regex>
@@ -27,6 +29,7 @@
 
 #include "common/cache.h"
 #include "common/parallel.h"
+#include "common/sandbox.h"
 #include "common/sha256.h"
 #include "mutators/compile/nvrtc_wire.h"
 #include "common/files.h"
@@ -522,9 +525,49 @@ std::string nvrtc_worker_executable() {
   return "";
 }
 
+std::string confine_nvrtc_worker(const std::filesystem::path& cache_dir) {
+  sandbox::CompilerPolicy policy;
+  policy.read_paths = sandbox::system_read_paths();
+#if defined(KAUDIT_CUDA_INCLUDE_DIRS)
+  for (const std::string& dir : split_dirs(KAUDIT_CUDA_INCLUDE_DIRS)) policy.read_paths.push_back(dir);
+#endif
+#if defined(KAUDIT_HAVE_NVRTC)
+  // NVRTC loads its builtins library from beside itself at the first compile; the toolkit may
+  // live outside /usr (/opt/cuda).
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&nvrtcVersion), &info) != 0 && info.dli_fname != nullptr) {
+    const std::filesystem::path lib = info.dli_fname;
+    policy.read_paths.push_back(lib.parent_path().string());
+    std::error_code ec;
+    const std::filesystem::path real = std::filesystem::canonical(lib, ec);
+    if (!ec) policy.read_paths.push_back(real.parent_path().string());
+  }
+#endif
+  if (!cache_dir.empty()) policy.write_dirs.push_back(cache_dir.string());
+  policy.address_space = std::uint64_t{8} << 30;  // a corpus kernel's compile peaks far below
+  policy.file_size = std::uint64_t{256} << 20;    // one cached image with its log
+  const sandbox::PreparedPolicy prepared(policy);
+  if (!prepared.error().empty()) return prepared.error();
+  if (!prepared.apply_in_child()) return std::string("cannot apply the compiler policy: ") + std::strerror(errno);
+  return {};
+}
+
 namespace {
 
 namespace wire = nvrtc_wire;
+
+std::string seconds_text(double seconds) {
+  std::ostringstream out;
+  out << seconds;
+  return out.str();
+}
+
+// Said once per process when NVRTC compiles untrusted text here, outside a confined worker.
+void warn_unconfined_once(const std::string& why) {
+  static std::atomic<bool> said{false};
+  if (!said.exchange(true))
+    std::fprintf(stderr, "kaudit: NVRTC compiles run unconfined in kaudit's own process (%s)\n", why.c_str());
+}
 
 struct WorkerProcess {
   pid_t pid = -1;
@@ -532,6 +575,7 @@ struct WorkerProcess {
   int from = -1;  // its stdout
   std::string buffer;
   long job = -1;  // index into `todo` of the source it is compiling
+  std::chrono::steady_clock::time_point job_started;
 };
 
 void close_fd(int& fd) {
@@ -632,13 +676,18 @@ class SigpipeBlock {
 };
 
 // Compiles sources[todo[k]] in up to `count` worker processes. Every item is answered, except when
-// no worker could be started and handshaken (returns false; nothing was compiled).
+// no worker could be started and handshaken (returns false, with `why`; nothing was compiled). A
+// worker that dies or overruns options.job_timeout_seconds costs only the source it was
+// compiling, which is reported Failed; another worker is started in its place.
 bool compile_in_workers(const NvrtcCompiler& compiler, const NvrtcOptions& options,
                         const std::vector<std::string>& sources, const std::vector<size_t>& todo,
-                        std::string_view file_name, unsigned count,
-                        std::vector<CompileResult>& results) {
+                        std::string_view file_name, unsigned count, double job_timeout_seconds,
+                        std::vector<CompileResult>& results, std::string& why) {
   const std::string exe = nvrtc_worker_executable();
-  if (exe.empty()) return false;
+  if (exe.empty()) {
+    why = "no kaudit_nvrtc_worker program was found";
+    return false;
+  }
   SigpipeBlock no_sigpipe;
 
   nlohmann::json config;
@@ -647,24 +696,29 @@ bool compile_in_workers(const NvrtcCompiler& compiler, const NvrtcOptions& optio
   const std::string config_text =
       config.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   const std::string expected_key = compiler.cache_key("");
-
-  std::vector<WorkerProcess> pool(count);
-  for (WorkerProcess& w : pool) {
-    if (!spawn_worker(exe, w)) continue;
+  // Spawns and handshakes one worker; false (and `w` reaped) when it does not answer as this
+  // compiler would (another build's worker would give other images), or cannot confine itself.
+  auto start = [&](WorkerProcess& w) {
+    if (!spawn_worker(exe, w)) return false;
     std::string hello_text;
     bool ok = wire::write_frame(w.to, config_text) &&
               wire::write_frame(w.to, compiler.cache_dir().string()) &&
               read_frame_timeout(w, hello_text, 60000);
     if (ok) {
       const auto hello = nlohmann::json::parse(hello_text, nullptr, false);
-      // A worker from another build (other prelude, options or NVRTC) would give other images.
       ok = hello.is_object() && hello.value("key", "") == expected_key &&
            hello.value("available", false);
     }
     if (!ok) reap(w, /*kill_it=*/true);
-  }
-  if (std::none_of(pool.begin(), pool.end(), [](const WorkerProcess& w) { return w.pid > 0; }))
+    return ok;
+  };
+
+  std::vector<WorkerProcess> pool(count);
+  for (WorkerProcess& w : pool) start(w);
+  if (std::none_of(pool.begin(), pool.end(), [](const WorkerProcess& w) { return w.pid > 0; })) {
+    why = "no NVRTC worker process started (" + exe + "; its errors are on stderr above)";
     return false;
+  }
 
   std::vector<char> answered(todo.size(), 0);
   std::vector<size_t> queue(todo.size());
@@ -680,40 +734,65 @@ bool compile_in_workers(const NvrtcCompiler& compiler, const NvrtcOptions& optio
           wire::write_frame(w.to, sources[todo[k]])) {
         queue.pop_back();
         w.job = static_cast<long>(k);
+        w.job_started = std::chrono::steady_clock::now();
         return;
       }
       reap(w, /*kill_it=*/true);  // it is gone; the item stays queued for another worker
     }
   };
+  // The source `w` holds fails with `message`; the worker is stopped, and a fresh one takes the
+  // queue's next item (a bounded number of times: a machine that cannot keep workers alive ends
+  // with the leftover items failed below, not in a loop).
+  unsigned restarts_left = 2 * count + 16;
+  auto fail_and_replace = [&](WorkerProcess& w, const std::string& message) {
+    if (w.job >= 0) {
+      CompileResult failed;
+      failed.status = CompileResult::Failed;
+      failed.first_diagnostic = std::string(file_name) + ": error: " + message;
+      results[todo[static_cast<size_t>(w.job)]] = std::move(failed);
+      answered[static_cast<size_t>(w.job)] = 1;
+      w.job = -1;
+    }
+    reap(w, /*kill_it=*/true);
+    if (!queue.empty() && restarts_left > 0) {
+      --restarts_left;
+      if (start(w)) dispatch(w);
+    }
+  };
   for (WorkerProcess& w : pool) dispatch(w);
 
+  const auto limit = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+      std::chrono::duration<double>(std::clamp(job_timeout_seconds, 0.001, 86400.0)));
   std::vector<pollfd> fds;
   std::vector<WorkerProcess*> owners;
   std::string frame;
   for (;;) {
     fds.clear();
     owners.clear();
+    auto first_deadline = std::chrono::steady_clock::time_point::max();
     for (WorkerProcess& w : pool) {
       if (w.pid > 0 && w.job >= 0) {
         fds.push_back({w.from, POLLIN, 0});
         owners.push_back(&w);
+        first_deadline = std::min(first_deadline, w.job_started + limit);
       }
     }
     if (fds.empty()) break;
-    if (::poll(fds.data(), fds.size(), -1) < 0) {
-      if (errno == EINTR) continue;
-      break;
-    }
-    for (size_t f = 0; f < fds.size(); ++f) {
+    const auto wait_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                             first_deadline - std::chrono::steady_clock::now())
+                             .count();
+    const int rc = ::poll(fds.data(), fds.size(), static_cast<int>(std::clamp<long long>(wait_ms + 1, 0, 60000)));
+    if (rc < 0 && errno != EINTR) break;
+    for (size_t f = 0; rc > 0 && f < fds.size(); ++f) {
       if (!(fds[f].revents & (POLLIN | POLLHUP | POLLERR))) continue;
       WorkerProcess& w = *owners[f];
       const bool alive = pump(w);
       size_t k = 0;
       CompileResult r;
-      while (wire::take_frame(w.buffer, frame)) {
-        if (!wire::decode_result(frame, k, r) || k >= todo.size() ||
-            static_cast<long>(k) != w.job) {
-          reap(w, /*kill_it=*/true);
+      bool garbled = false;
+      while (w.job >= 0 && wire::take_frame(w.buffer, frame)) {
+        if (!wire::decode_result(frame, k, r) || k >= todo.size() || static_cast<long>(k) != w.job) {
+          garbled = true;
           break;
         }
         results[todo[k]] = std::move(r);
@@ -721,27 +800,29 @@ bool compile_in_workers(const NvrtcCompiler& compiler, const NvrtcOptions& optio
         w.job = -1;
         dispatch(w);
       }
-      if (!alive && w.pid > 0) {
-        // The worker died with an item in hand: report it (retrying here, where the same input
-        // would take this process down, is worse).
-        if (w.job >= 0) {
-          CompileResult dead;
-          dead.status = CompileResult::Failed;
-          dead.first_diagnostic =
-              std::string(file_name) +
-              ": error: the NVRTC worker process died while compiling this source";
-          results[todo[static_cast<size_t>(w.job)]] = std::move(dead);
-          answered[static_cast<size_t>(w.job)] = 1;
-          w.job = -1;
-        }
-        reap(w, /*kill_it=*/true);
-      }
+      if (garbled)
+        fail_and_replace(w, "the NVRTC worker process answered out of turn while compiling this source");
+      else if (!alive && w.pid > 0)
+        // Retrying here, where the same input would take this process down, is worse.
+        fail_and_replace(w, "the NVRTC worker process died while compiling this source");
     }
+    const auto now = std::chrono::steady_clock::now();
+    for (WorkerProcess& w : pool)
+      if (w.pid > 0 && w.job >= 0 && now - w.job_started >= limit)
+        fail_and_replace(w, "NVRTC took longer than " + seconds_text(job_timeout_seconds) +
+                                " s on this source; its worker was stopped (CompileAllOptions::job_timeout_seconds)");
   }
   for (WorkerProcess& w : pool) reap(w, /*kill_it=*/false);  // end of input: they exit
-  // Items no worker could take (every worker died): compile them here.
-  for (size_t k = 0; k < todo.size(); ++k)
-    if (!answered[k]) results[todo[k]] = compiler.compile(sources[todo[k]], file_name);
+  // Items no worker was left to take: failed, not compiled here, where nothing confines NVRTC.
+  for (size_t k = 0; k < todo.size(); ++k) {
+    if (answered[k]) continue;
+    CompileResult failed;
+    failed.status = CompileResult::Failed;
+    failed.first_diagnostic = std::string(file_name) +
+                              ": error: no NVRTC worker process was left to compile this source (each one started "
+                              "in its place died or overran its time)";
+    results[todo[k]] = std::move(failed);
+  }
   return true;
 }
 
@@ -787,12 +868,16 @@ std::vector<CompileResult> compile_all(const NvrtcCompiler& compiler,
     if (!answered[i]) todo.push_back(i);
   if (todo.empty()) return results;
 
-  // A fresh worker pays NVRTC's start-up (tens of ms): give each one at least two sources.
-  const auto workers = static_cast<unsigned>(std::min<size_t>(parallelism, todo.size() / 2));
-  if (options.worker_processes && workers > 1 &&
-      compile_in_workers(compiler, compiler.nvrtc_options(), sources, todo, file_name, workers,
-                         results))
-    return results;
+  // A fresh worker pays NVRTC's start-up (tens of ms): give each one at least two sources. One
+  // source still goes to a worker: only a worker is confined (confine_nvrtc_worker).
+  const auto workers = static_cast<unsigned>(std::max<size_t>(1, std::min<size_t>(parallelism, todo.size() / 2)));
+  if (options.worker_processes) {
+    std::string why;
+    if (compile_in_workers(compiler, compiler.nvrtc_options(), sources, todo, file_name, workers,
+                           options.job_timeout_seconds, results, why))
+      return results;
+    warn_unconfined_once(why);
+  }
 
   // In this process, on this process's threads (NVRTC 13.0 runs them one at a time; see
   // CompileAllOptions).

@@ -149,16 +149,33 @@ struct CompileAllOptions {
   // sources, each taking the next source as it finishes one and writing the cache itself; see
   // nvrtc_wire.h). A worker is used only if it
   // reports exactly this compiler's configuration (prelude, options, NVRTC); one that dies costs
-  // only the source it was compiling, which is reported Failed. Without a usable worker program,
-  // or with worker_processes = false, the compiles run on threads of this process: the same
+  // only the source it was compiling, which is reported Failed, and a fresh worker takes its
+  // place. Each worker confines itself (confine_nvrtc_worker): only there is NVRTC confined.
+  // Without a usable worker program, or with worker_processes = false, the compiles run on
+  // threads of this process, unconfined (said once on stderr in the first case): the same
   // results, at the speed of one.
   bool worker_processes = true;
+  // Wall-clock limit of one source's compile in a worker (issue 21, item 3): a worker still busy
+  // after it is killed and its source reported Failed ("took longer than ..."); another worker
+  // takes the rest. Corpus kernels take 35 ms to a few seconds.
+  double job_timeout_seconds = 300;
 };
 
 // The worker program compile_all() would use: $KAUDIT_NVRTC_WORKER if set (empty or not
 // executable: none), else the one built with this library, else kaudit_nvrtc_worker next to the
 // running executable. Empty when there is none.
 std::string nvrtc_worker_executable();
+
+// Confines the calling process, an NVRTC worker, for the rest of its life (issue 21, item 3;
+// common/sandbox.h, CompilerPolicy): it may read only the system's folders and the CUDA toolkit's
+// headers and libraries, write only beneath `cache_dir` (the results it caches; nothing when
+// empty), and open no TCP connection; no_new_privs, no core files, RLIMIT_AS 8 GiB, RLIMIT_FSIZE
+// 256 MiB. So `#include "/any/path"` of a file outside those folders fails to open and no
+// diagnostic can carry its contents, and `#include "/dev/zero"` fails at once. Must be called
+// before the first compile, with one thread. "" on success (also where the user turned the
+// sandbox off, or the machine has no Landlock: the limits still apply and missing_layers() says
+// what is left open), else why it could not be applied.
+std::string confine_nvrtc_worker(const std::filesystem::path& cache_dir);
 
 // Compiles every source; results are in the order of `sources` and identical to compile()'s
 // (cache_hit aside). Cache hits are answered in this process (on its threads); the rest are

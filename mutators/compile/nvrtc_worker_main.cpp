@@ -1,13 +1,17 @@
 // kaudit_nvrtc_worker: a compile_all() worker process (see nvrtc_wire.h for the protocol).
 // NVRTC 13.0 runs one compile at a time per process, and a process forked after NVRTC was used
-// compiles several times slower, so compile_all() spawns fresh processes of this program.
+// compiles several times slower, so compile_all() spawns fresh processes of this program. Each
+// confines itself before its first compile (confine_nvrtc_worker).
 #include <unistd.h>
+
+#include <cstdio>
 
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "common/sandbox.h"
 #include "mutators/compile/nvrtc.h"
 #include "mutators/compile/nvrtc_wire.h"
 
@@ -21,7 +25,13 @@ int main() {
   kaudit::mutators::NvrtcOptions options;
   options.host_code_in_image = config.value("host_code_in_image", true);
   options.extra_options = config.value("extra_options", std::vector<std::string>{});
-  const kaudit::mutators::NvrtcCompiler compiler(cache_dir, options);
+  const kaudit::mutators::NvrtcCompiler compiler(cache_dir, options);  // makes the cache folder
+  // From here on this process reads only the system's and the toolkit's folders and writes only
+  // the cache: the sources it compiles are untrusted text (issue 21, item 3).
+  if (const std::string why = kaudit::mutators::confine_nvrtc_worker(cache_dir); !why.empty()) {
+    std::fprintf(stderr, "kaudit_nvrtc_worker: cannot confine this worker, so it compiles nothing: %s\n", why.c_str());
+    return kaudit::sandbox::kConfineFailedExitCode;
+  }
 
   nlohmann::json hello;
   hello["key"] = compiler.cache_key("");

@@ -4,12 +4,14 @@
 
 #include <filesystem>
 #include <cstdlib>
+#include <fstream>
 #include <regex>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "common/sandbox.h"
 #include "mutators/compile/dedup.h"
 #include "mutators/compile/nvrtc.h"
 #include "test_util.h"
@@ -371,6 +373,56 @@ TEST(Nvrtc, WorkerFromAnotherConfigurationIsNotUsed) {
   EXPECT_TRUE(results[0].ok()) << results[0].log;
   EXPECT_TRUE(results[1].ok()) << results[1].log;
   EXPECT_EQ(results[0].image_sha256, nvrtc.compile(kTinyKernel, "c.cu").image_sha256);
+}
+
+// An NVRTC worker is confined (issue 21, item 3): a source that includes a file outside the
+// system's and the toolkit's folders cannot read it, so no diagnostic carries its text. With the
+// sandbox off, the same source reads it: the control that shows the test can fail.
+TEST(NvrtcWorker, AnOutsideIncludeCannotBeRead) {
+  NvrtcCompiler probe("");
+  KAUDIT_REQUIRE_NVRTC(probe);
+  if (sandbox::available_layers().landlock_abi == 0) GTEST_SKIP() << "no Landlock on this machine";
+  TempCacheDir outside;
+  const std::filesystem::path secret = outside.path() / "secret.h";
+  std::ofstream(secret) << "kaudit_secret_7f3a;\n";
+  const std::string source = "#include \"" + secret.string() + "\"\n" + kTinyKernel;
+  auto compile = [&](bool sandbox_on) {
+    if (!sandbox_on) ::setenv("KAUDIT_SANDBOX", "off", 1);
+    NvrtcCompiler nvrtc("");  // no cache: each compile is a real one
+    CompileAllOptions one;
+    one.max_parallelism = 1;
+    const CompileResult r = compile_all(nvrtc, {source}, "s.cu", one).at(0);
+    ::unsetenv("KAUDIT_SANDBOX");
+    return r;
+  };
+  const CompileResult open = compile(false);
+  EXPECT_EQ(open.status, CompileResult::Failed);
+  EXPECT_NE(open.log.find("kaudit_secret_7f3a"), std::string::npos) << open.log;
+  const CompileResult confined = compile(true);
+  EXPECT_EQ(confined.status, CompileResult::Failed);
+  EXPECT_EQ(confined.log.find("kaudit_secret_7f3a"), std::string::npos) << confined.log;
+  EXPECT_NE(confined.first_diagnostic.find("secret.h"), std::string::npos) << confined.first_diagnostic;
+}
+
+// A compile that overruns its limit is stopped and reported Failed, and the worker that takes its
+// place compiles the next source (no NVRTC compile takes under a millisecond, the limit here).
+TEST(NvrtcWorker, ACompileOverItsTimeIsStoppedAndFailed) {
+  NvrtcCompiler nvrtc("");
+  KAUDIT_REQUIRE_NVRTC(nvrtc);
+  const std::vector<std::string> sources = {kTinyKernel, replace_nth(kTinyKernel, "3.0f", "5.0f"),
+                                            replace_nth(kTinyKernel, "3.0f", "7.0f")};
+  CompileAllOptions strict;
+  strict.max_parallelism = 1;
+  strict.job_timeout_seconds = 0.001;
+  const std::vector<CompileResult> stopped = compile_all(nvrtc, sources, "t.cu", strict);
+  ASSERT_EQ(stopped.size(), sources.size());
+  for (const CompileResult& r : stopped) {
+    EXPECT_EQ(r.status, CompileResult::Failed);
+    EXPECT_NE(r.first_diagnostic.find("took longer than 0.001 s"), std::string::npos) << r.first_diagnostic;
+  }
+  CompileAllOptions usual;
+  usual.max_parallelism = 1;
+  for (const CompileResult& r : compile_all(nvrtc, sources, "t.cu", usual)) EXPECT_TRUE(r.ok()) << r.log;
 }
 
 TEST(Nvrtc, UnavailableIsReportedNotThrown) {
