@@ -12,6 +12,8 @@
 #include <time.h>
 
 #include <cerrno>
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <chrono>
 #include <cstring>
@@ -64,65 +66,30 @@ std::string find_program(const std::string& name) {
   return {};
 }
 
-// Starts a confined child with fork and execve; its pid, or -1 with `error` set. The parent has
-// threads, so the child calls nothing but system calls before execve.
-pid_t spawn_confined(std::vector<char*>& args, const sandbox::PreparedPolicy& policy, const std::string& tmpdir,
-                     int out_fd, int err_fd, std::string& error) {
-  const std::string program = find_program(args[0]);
-  if (program.empty()) {
-    error = std::strerror(ENOENT);
-    return -1;
-  }
-  std::vector<std::string> env_text;
+// The launcher of confined compilers (common/confine_main.cpp): $KAUDIT_CONFINE, else the one
+// built with this library, else kaudit_confine beside the running executable; "" when none.
+std::string confine_program() {
+  const auto runnable = [](const std::string& p) { return !p.empty() && access(p.c_str(), X_OK) == 0; };
+  if (const char* env = std::getenv("KAUDIT_CONFINE")) return runnable(env) ? env : "";
+#if defined(KAUDIT_CONFINE_PATH)
+  if (runnable(KAUDIT_CONFINE_PATH)) return KAUDIT_CONFINE_PATH;
+#endif
+  std::error_code ec;
+  const auto beside = std::filesystem::read_symlink("/proc/self/exe", ec).parent_path() / "kaudit_confine";
+  return !ec && runnable(beside.string()) ? beside.string() : "";
+}
+
+// The environment with TMPDIR set to `tmpdir` (unchanged when it is empty).
+std::vector<std::string> environment_with_tmpdir(const std::string& tmpdir) {
+  std::vector<std::string> env;
   for (char** e = environ; *e; ++e)
-    if (tmpdir.empty() || std::strncmp(*e, "TMPDIR=", 7) != 0) env_text.emplace_back(*e);
-  if (!tmpdir.empty()) env_text.push_back("TMPDIR=" + tmpdir);
-  std::vector<char*> env;
-  for (auto& e : env_text) env.push_back(e.data());
-  env.push_back(nullptr);
-  int report[2];  // the child's errno when it cannot exec; closed by a successful exec
-  if (pipe2(report, O_CLOEXEC) != 0) {
-    error = std::string("pipe: ") + std::strerror(errno);
-    return -1;
-  }
-  const pid_t pid = fork();
-  if (pid < 0) {
-    error = std::string("fork: ") + std::strerror(errno);
-    close(report[0]);
-    close(report[1]);
-    return -1;
-  }
-  if (pid == 0) {
-    setpgid(0, 0);  // its own group: a timeout kills the whole tree
-    int code = 0;
-    const int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-    if (null_fd < 0 || dup2(null_fd, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0) code = errno;
-    if (code == 0 && !policy.apply_in_child()) code = errno ? errno : EPERM;
-    if (code == 0) {
-      execve(program.c_str(), args.data(), env.data());
-      code = errno;
-    }
-    ssize_t ignored = write(report[1], &code, sizeof code);
-    (void)ignored;
-    _exit(127);
-  }
-  close(report[1]);
-  int code = 0;
-  ssize_t n;
-  while ((n = read(report[0], &code, sizeof code)) < 0 && errno == EINTR) {
-  }
-  close(report[0]);
-  if (n == static_cast<ssize_t>(sizeof code)) {
-    while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
-    }
-    error = std::string("cannot start it confined: ") + std::strerror(code);
-    return -1;
-  }
-  return pid;
+    if (tmpdir.empty() || std::strncmp(*e, "TMPDIR=", 7) != 0) env.emplace_back(*e);
+  if (!tmpdir.empty()) env.push_back("TMPDIR=" + tmpdir);
+  return env;
 }
 
 // Starts the program with posix_spawn (no code of ours runs in the child); its pid, or -1.
-pid_t spawn_plain(std::vector<char*>& args, int out_fd, int err_fd, std::string& error) {
+pid_t spawn_plain(std::vector<char*>& args, char** env, int out_fd, int err_fd, std::string& error) {
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
@@ -134,7 +101,7 @@ pid_t spawn_plain(std::vector<char*>& args, int out_fd, int err_fd, std::string&
   posix_spawnattr_setpgroup(&attr, 0);  // its own group: a timeout kills the whole tree
   pid_t pid = -1;
   // glibc >= 2.24 reports exec failures (ENOENT, EACCES) as posix_spawn's return value.
-  const int rc = posix_spawnp(&pid, args[0], &fa, &attr, args.data(), environ);
+  const int rc = posix_spawnp(&pid, args[0], &fa, &attr, args.data(), env);
   posix_spawn_file_actions_destroy(&fa);
   posix_spawnattr_destroy(&attr);
   if (rc == 0) return pid;
@@ -143,14 +110,10 @@ pid_t spawn_plain(std::vector<char*>& args, int out_fd, int err_fd, std::string&
 }
 
 ProcessResult run_any(const std::vector<std::string>& argv, double timeout_seconds,
-                      const sandbox::PreparedPolicy* policy, const std::string& tmpdir) {
+                      const std::vector<std::string>& env_text) {
   ProcessResult r;
   if (argv.empty()) {
     r.spawn_error = "empty command";
-    return r;
-  }
-  if (policy && !policy->error().empty()) {
-    r.spawn_error = "cannot confine it: " + policy->error();
     return r;
   }
   int out_fd = temp_fd(), err_fd = temp_fd();
@@ -163,8 +126,11 @@ ProcessResult run_any(const std::vector<std::string>& argv, double timeout_secon
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
-  const pid_t pid = policy ? spawn_confined(args, *policy, tmpdir, out_fd, err_fd, r.spawn_error)
-                           : spawn_plain(args, out_fd, err_fd, r.spawn_error);
+  std::vector<std::string> own_env = env_text;
+  std::vector<char*> env;
+  for (auto& e : own_env) env.push_back(e.data());
+  env.push_back(nullptr);
+  const pid_t pid = spawn_plain(args, env_text.empty() ? environ : env.data(), out_fd, err_fd, r.spawn_error);
   if (pid < 0) {
     close(out_fd);
     close(err_fd);
@@ -203,13 +169,37 @@ ProcessResult run_any(const std::vector<std::string>& argv, double timeout_secon
 }  // namespace
 
 ProcessResult run_process(const std::vector<std::string>& argv, double timeout_seconds) {
-  return run_any(argv, timeout_seconds, nullptr, {});
+  return run_any(argv, timeout_seconds, {});
 }
 
 ProcessResult run_confined_process(const std::vector<std::string>& argv, double timeout_seconds,
                                    const sandbox::CompilerPolicy& policy, const std::string& tmpdir) {
-  const sandbox::PreparedPolicy prepared(policy);
-  return run_any(argv, timeout_seconds, &prepared, tmpdir);
+  ProcessResult r;
+  const std::string launcher = confine_program();
+  if (launcher.empty()) {
+    r.spawn_error = "cannot start it confined: no kaudit_confine program (set KAUDIT_CONFINE, or keep it beside kaudit)";
+    return r;
+  }
+  const std::string program = argv.empty() ? std::string() : find_program(argv[0]);
+  if (program.empty()) {
+    r.spawn_error = argv.empty() ? "empty command" : std::strerror(ENOENT);
+    return r;
+  }
+  std::vector<std::string> full = {launcher};
+  for (const auto& p : policy.read_paths) full.insert(full.end(), {"--read", p});
+  for (const auto& p : policy.write_dirs) full.insert(full.end(), {"--write", p});
+  const auto number = [](double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+    return std::string(buf);
+  };
+  if (policy.cpu_seconds > 0) full.insert(full.end(), {"--cpu", number(std::ceil(policy.cpu_seconds))});
+  if (policy.address_space > 0) full.insert(full.end(), {"--as", number(static_cast<double>(policy.address_space))});
+  if (policy.file_size > 0) full.insert(full.end(), {"--fsize", number(static_cast<double>(policy.file_size))});
+  full.push_back("--");
+  full.push_back(program);
+  full.insert(full.end(), argv.begin() + 1, argv.end());
+  return run_any(full, timeout_seconds, environment_with_tmpdir(tmpdir));
 }
 
 namespace {

@@ -27,8 +27,11 @@ struct ProcessResult {
 // longer: a problem.py that hangs must not hang the audit.
 ProcessResult run_process(const std::vector<std::string>& argv, double timeout_seconds = 0);
 // The same, confined by `policy` (common/sandbox.h, CompilerPolicy: a compiler on untrusted text),
-// with TMPDIR set to `tmpdir` when it is not empty (a folder the policy lets it write). A policy
-// that cannot be applied is a result that did not start, with the reason in spawn_error.
+// with TMPDIR set to `tmpdir` when it is not empty (a folder the policy lets it write). It is
+// started through the kaudit_confine launcher (common/confine_main.cpp) with posix_spawn, never by
+// forking this process: the launcher applies the policy and execs the program. A policy that
+// cannot be applied is exit code 126 with the reason on stderr; a program that is not found, or
+// no launcher, is a result that did not start (spawn_error).
 ProcessResult run_confined_process(const std::vector<std::string>& argv, double timeout_seconds,
                                    const sandbox::CompilerPolicy& policy, const std::string& tmpdir);
 

@@ -87,8 +87,9 @@ struct CompilerPolicy {
 // The system folders a compiler reads from (/usr, /lib..., the loader's cache), those that exist.
 std::vector<std::string> system_read_paths();
 
-// A CompilerPolicy made ready in the parent (every path opened there), so that the child between
-// fork and exec applies it with system calls alone (async-signal-safe: the parent has threads).
+// A CompilerPolicy made ready (every path opened, the Landlock ruleset built) and then applied with
+// system calls alone; used by the kaudit_confine launcher (common/confine_main.cpp) on itself
+// before it execs the compiler, and by an NVRTC worker on itself.
 class PreparedPolicy {
  public:
   explicit PreparedPolicy(const CompilerPolicy& policy);
@@ -97,7 +98,8 @@ class PreparedPolicy {
   PreparedPolicy& operator=(const PreparedPolicy&) = delete;
   // Why it cannot be applied ("" when it can); a path that does not exist is skipped, not an error.
   const std::string& error() const { return error_; }
-  // In the child only. Returns false when a layer could not be applied: the child must not exec.
+  // Confines the calling process (one thread). Returns false when a layer could not be applied:
+  // the caller must not run the compiler then.
   bool apply_in_child() const noexcept;
 
  private:

@@ -1,5 +1,9 @@
 // kaudit: one binary, one subcommand per pipeline stage. This file only wires the modules.
+#include <execinfo.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -28,6 +32,31 @@ void usage() {
       "  worker                   (internal) serve isolated kernel runs on stdin/stdout\n\n"
       "Run `kaudit <command> --help` for the options of a command.");
 }
+// A fault in kaudit's own process (never in kernel code, which runs in workers) is a bug: say so
+// with a backtrace a maintainer can resolve (`addr2line -e kaudit OFFSET`), then die of the signal.
+void report_internal_fault(int sig) {
+  constexpr char kHead[] = "kaudit: internal error (a fault in kaudit's own process, not in a kernel); backtrace:\n";
+  ssize_t ignored = write(2, kHead, sizeof kHead - 1);
+  (void)ignored;
+  void* frames[64];
+  backtrace_symbols_fd(frames, backtrace(frames, 64), 2);
+  std::signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+void install_fault_reporter() {
+  static char alternate_stack[64 * 1024];  // a stack overflow still gets its report
+  stack_t ss{};
+  ss.ss_sp = alternate_stack;
+  ss.ss_size = sizeof alternate_stack;
+  sigaltstack(&ss, nullptr);
+  void* warm[1];
+  backtrace(warm, 1);  // loads libgcc's unwinder now, not inside the handler
+  struct sigaction sa{};
+  sa.sa_handler = report_internal_fault;
+  sa.sa_flags = SA_ONSTACK | SA_RESETHAND;
+  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL}) sigaction(sig, &sa, nullptr);
+}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -52,6 +81,7 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  if (cmd != "worker") install_fault_reporter();  // a worker's faults are its runs' verdicts
   try {
     if (cmd == "worker") return kaudit::cli::worker_command(args);
     if (cmd == "verify") return kaudit::cli::verify_command(args);
