@@ -1,5 +1,10 @@
 #include "common/files.h"
 
+#include <ftw.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+
 #include <fstream>
 #include <sstream>
 
@@ -12,6 +17,20 @@ std::optional<std::string> read_file(const std::filesystem::path& path) {
   bytes << in.rdbuf();
   if (in.bad()) return std::nullopt;
   return bytes.str();
+}
+
+namespace {
+int remove_entry(const char* path, const struct stat*, int, struct FTW*) { return ::remove(path) == 0 ? 0 : -1; }
+}  // namespace
+
+bool remove_tree(const std::filesystem::path& path) {
+  // Depth first (a folder after its contents), without following links or leaving the file system.
+  return nftw(path.c_str(), remove_entry, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT) == 0;
+}
+
+std::string real_path(const std::string& path) {
+  char resolved[PATH_MAX];
+  return realpath(path.c_str(), resolved) ? std::string(resolved) : std::string();
 }
 
 }  // namespace kaudit

@@ -75,8 +75,7 @@ struct Staging {
     fs::create_directories(dir);
   }
   ~Staging() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
+    remove_tree(dir);
   }
 };
 

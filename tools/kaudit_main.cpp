@@ -1,5 +1,7 @@
 // kaudit: one binary, one subcommand per pipeline stage. This file only wires the modules.
+#include <dlfcn.h>
 #include <execinfo.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -33,11 +35,35 @@ void usage() {
       "Run `kaudit <command> --help` for the options of a command.");
 }
 // A fault in kaudit's own process (never in kernel code, which runs in workers) is a bug: say so
-// with a backtrace a maintainer can resolve (`addr2line -e kaudit OFFSET`), then die of the signal.
-void report_internal_fault(int sig) {
-  constexpr char kHead[] = "kaudit: internal error (a fault in kaudit's own process, not in a kernel); backtrace:\n";
+// with what a maintainer needs to find it (`addr2line -e kaudit OFFSET` for each frame; the
+// faulting address, and the return address on the stack for a call through a null pointer, where
+// the unwinder stops), then die of the signal.
+void say_address(const char* label, void* address) {
+  char line[512];
+  Dl_info info{};
+  int n;
+  if (address && dladdr(address, &info) && info.dli_fname)
+    n = std::snprintf(line, sizeof line, "  %s %p = %s+0x%lx (%s)\n", label, address, info.dli_fname,
+                      static_cast<unsigned long>(static_cast<char*>(address) - static_cast<char*>(info.dli_fbase)),
+                      info.dli_sname ? info.dli_sname : "?");
+  else
+    n = std::snprintf(line, sizeof line, "  %s %p\n", label, address);
+  ssize_t ignored = write(2, line, static_cast<std::size_t>(n));
+  (void)ignored;
+}
+
+void report_internal_fault(int sig, siginfo_t* info, void* context) {
+  constexpr char kHead[] = "kaudit: internal error (a fault in kaudit's own process, not in a kernel)\n";
   ssize_t ignored = write(2, kHead, sizeof kHead - 1);
   (void)ignored;
+  say_address("fault address", info ? info->si_addr : nullptr);
+#if defined(__x86_64__)
+  const auto* uc = static_cast<const ucontext_t*>(context);
+  say_address("instruction", reinterpret_cast<void*>(uc->uc_mcontext.gregs[REG_RIP]));
+  say_address("return address at the stack pointer", *reinterpret_cast<void* const*>(uc->uc_mcontext.gregs[REG_RSP]));
+#else
+  (void)context;
+#endif
   void* frames[64];
   backtrace_symbols_fd(frames, backtrace(frames, 64), 2);
   std::signal(sig, SIG_DFL);
@@ -53,8 +79,8 @@ void install_fault_reporter() {
   void* warm[1];
   backtrace(warm, 1);  // loads libgcc's unwinder now, not inside the handler
   struct sigaction sa{};
-  sa.sa_handler = report_internal_fault;
-  sa.sa_flags = SA_ONSTACK | SA_RESETHAND;
+  sa.sa_sigaction = report_internal_fault;
+  sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND;
   for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL}) sigaction(sig, &sa, nullptr);
 }
 }  // namespace

@@ -63,9 +63,8 @@ sandbox::CompilerPolicy compiler_policy(const std::string& compiler, const fs::p
   p.read_paths = sandbox::system_read_paths();
   // A compiler installed elsewhere (KAUDIT_CXX=/opt/gcc-13/bin/g++) reads its own tree.
   if (compiler.find('/') != std::string::npos) {
-    std::error_code ec;
-    const fs::path real = fs::canonical(compiler, ec);
-    if (!ec) p.read_paths.push_back(real.parent_path().parent_path().string());
+    const std::string real = real_path(compiler);  // not fs::canonical: common/files.h says why
+    if (!real.empty()) p.read_paths.push_back(fs::path(real).parent_path().parent_path().string());
   }
   p.read_paths.push_back(prelude_dir.string());
   if (!pch_root.empty()) p.read_paths.push_back(pch_root.string());
@@ -163,7 +162,7 @@ CpuBuild CpuCompiler::build(std::string_view source, std::string_view file_name,
     out << lowered.text;
     if (!out) {
       b.diagnostics = "cannot write " + src.string();
-      fs::remove_all(work, ec);
+      remove_tree(work);
       return b;
     }
   }
@@ -180,14 +179,14 @@ CpuBuild CpuCompiler::build(std::string_view source, std::string_view file_name,
                            (pads / "tls_pad_back.s").string(), "-o", tmp.string()});
   ProcessResult r = run_confined_process(argv, 300, compiler_policy(compiler_, prelude_dir_, pch, work), work.string());
   if (!r.ok()) {
-    fs::remove_all(work, ec);
+    remove_tree(work);
     b.diagnostics = r.timed_out ? "the C++ compiler timed out" : (r.err.empty() ? r.out : r.err);
     if (!r.started) b.diagnostics = "cannot run the C++ compiler '" + compiler_ + "': " + r.spawn_error;
     return b;
   }
   std::string error;
   const bool sealed = cache::seal(tmp, b.library, &error);  // atomic: concurrent builders of the same key agree
-  fs::remove_all(work, ec);
+  remove_tree(work);
   if (!sealed) {
     b.diagnostics = "cannot move the built library into the cache: " + error;
     return b;

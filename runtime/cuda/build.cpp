@@ -12,6 +12,7 @@
 #include "common/cache.h"
 #include "common/files.h"
 #include "common/process.h"
+#include "common/sandbox.h"
 #include "common/sha256.h"
 
 #if !defined(KAUDIT_GPU_INCLUDE_DIR) || !defined(KAUDIT_TORCH_INCLUDE_DIRS) || !defined(KAUDIT_TORCH_LIB_DIR) || \
@@ -47,6 +48,30 @@ std::vector<std::string> nvcc_flags(const std::string& arch) {
                                 "-I", KAUDIT_GPU_INCLUDE_DIR};
   for (const auto& dir : split_list(KAUDIT_TORCH_INCLUDE_DIRS)) f.insert(f.end(), {"-I", dir});
   return f;
+}
+
+// What nvcc may do on an untrusted kernel text (issue 21, item 3; common/sandbox.h,
+// CompilerPolicy): read and execute only under the system's folders, the CUDA toolkit's tree
+// (where nvcc lives), the entry's headers and libtorch's headers and libraries (a PyTorch
+// installed outside /usr), and write only in the build's own folder, which is its TMPDIR for
+// cudafe++, cicc, ptxas and the host compiler's intermediates. So `#include "/etc/hostname"` in a
+// kernel fails to open and no diagnostic carries the file.
+sandbox::CompilerPolicy nvcc_policy(const std::string& nvcc, const fs::path& build_dir) {
+  sandbox::CompilerPolicy p;
+  p.read_paths = sandbox::system_read_paths();
+  if (nvcc.find('/') != std::string::npos) {
+    const std::string real = real_path(nvcc);  // <toolkit>/bin/nvcc
+    if (!real.empty()) p.read_paths.push_back(fs::path(real).parent_path().parent_path().string());
+  }
+  if (const char* home = std::getenv("CUDA_HOME"); home && *home) p.read_paths.push_back(home);
+  p.read_paths.push_back(KAUDIT_GPU_INCLUDE_DIR);
+  for (const auto& dir : split_list(KAUDIT_TORCH_INCLUDE_DIRS)) p.read_paths.push_back(dir);
+  p.read_paths.push_back(KAUDIT_TORCH_LIB_DIR);
+  p.write_dirs = {build_dir.string()};
+  p.cpu_seconds = 900;              // per process; the whole build's wall-clock limit is 900 s too
+  p.address_space = 16ull << 30;    // the host pass over libtorch's headers takes a few GiB
+  p.file_size = 1ull << 30;
+  return p;
 }
 
 std::vector<std::string> link_flags() {
@@ -104,16 +129,18 @@ CudaBuild CudaCompiler::build(std::string_view source, std::string_view file_nam
     return b;
   }
   std::error_code ec;
-  fs::create_directories(dir, ec);
-  // Per process and thread: two builders of the same key do not share a temporary file.
-  const std::string tag = "." + std::to_string(getpid()) + "." +
-                          std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id()) % 1000000) + ".tmp";
-  const fs::path src = dir / (key + tag + ".cu"), tmp = dir / (key + tag + ".so");
+  // A folder of this build's own, per process and thread (two builders of the same key share
+  // nothing): the only place nvcc may write (nvcc_policy).
+  const fs::path work = dir / (key + "." + std::to_string(getpid()) + "." +
+                               std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id()) % 1000000) + ".tmp");
+  fs::create_directories(work, ec);
+  const fs::path src = work / (key + ".cu"), tmp = work / (key + ".so");
   {
     std::ofstream out(src, std::ios::binary);
     out << text;
     if (!out) {
       b.diagnostics = "cannot write " + src.string();
+      remove_tree(work);
       return b;
     }
   }
@@ -123,16 +150,17 @@ CudaBuild CudaCompiler::build(std::string_view source, std::string_view file_nam
   argv.insert(argv.end(), {src.string(), "-o", tmp.string()});
   const auto link = link_flags();
   argv.insert(argv.end(), link.begin(), link.end());
-  const ProcessResult r = run_process(argv, 900);
-  fs::remove(src, ec);
+  const ProcessResult r = run_confined_process(argv, 900, nvcc_policy(nvcc_, work), work.string());
   if (!r.ok()) {
-    fs::remove(tmp, ec);
+    remove_tree(work);
     b.diagnostics = r.timed_out ? "nvcc timed out after 900 s" : (r.err.empty() ? r.out : r.err);
     if (!r.started) b.diagnostics = "cannot run nvcc '" + nvcc_ + "': " + r.spawn_error + " (set KAUDIT_NVCC or CUDA_HOME)";
     return b;
   }
   std::string error;
-  if (!cache::seal(tmp, b.library, &error)) {
+  const bool sealed = cache::seal(tmp, b.library, &error);  // atomic: concurrent builders agree
+  remove_tree(work);
+  if (!sealed) {
     b.diagnostics = "cannot move the built library into the cache: " + error;
     return b;
   }

@@ -135,3 +135,21 @@ TEST_F(CacheTest, SealedArtifactsAreVerifiedByContent) {
 }
 
 }  // namespace
+
+namespace {
+// common/files.h, remove_tree: a folder with everything beneath it goes; a link inside is removed,
+// not followed (what it points to stays); a missing path is a failure, not a crash.
+TEST_F(CacheTest, RemoveTreeRemovesEverythingBeneathAndFollowsNoLink) {
+  const fs::path tree = dir_ / "build.tmp", kept = dir_ / "kept";
+  fs::create_directories(tree / "a" / "b");
+  fs::create_directories(kept);
+  write(tree / "a" / "b" / "lib.so", "x");
+  write(tree / "top.cu", "y");
+  write(kept / "file", "z");
+  fs::create_directory_symlink(kept, tree / "a" / "link");
+  EXPECT_TRUE(remove_tree(tree));
+  EXPECT_FALSE(fs::exists(tree));
+  EXPECT_TRUE(fs::exists(kept / "file"));
+  EXPECT_FALSE(remove_tree(tree));
+}
+}  // namespace

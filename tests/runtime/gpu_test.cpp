@@ -4,6 +4,11 @@
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+
+#include "common/files.h"
 #include "oracle/harness.h"
 #include "runtime/cuda/build.h"
 #include "runtime/cuda/device.h"
@@ -80,6 +85,33 @@ TEST(Gpu, AnIllegalAddressIsACrashAndTheNextRunGetsAFreshContext) {
   expect_twice_still_right();
   EXPECT_EQ(gpu_runner().worker_pid(), worker);
   EXPECT_EQ(gpu_runner().starts(), starts + 1);
+}
+
+// nvcc runs confined (issue 21, item 3): a kernel that includes a file outside the system's, the
+// toolkit's and libtorch's folders fails to build, and the diagnostics do not carry the file. With
+// the sandbox off the same text builds the file's contents in: the control that the test can fail.
+TEST(Gpu, NvccCannotReadAFileOutsideItsFolders) {
+  SKIP_WITHOUT_GPU();
+  char folder[] = "/tmp/kaudit-nvcc-outside-XXXXXX";
+  ASSERT_NE(mkdtemp(folder), nullptr);
+  const std::string secret = std::string(folder) + "/secret.h";
+  FILE* f = std::fopen(secret.c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  std::fputs("kaudit_secret_5b1c;\n", f);
+  std::fclose(f);
+  const std::string source = "#include \"" + secret + "\"\n" + kaudit::test::kTwiceKernel;
+  kaudit::cuda::CudaCompiler uncached(std::string(folder) + "/cache", kaudit::cuda::probe_gpu().arch());
+  ::setenv("KAUDIT_SANDBOX", "off", 1);
+  const kaudit::cuda::CudaBuild open = uncached.build(source, "outside.cu", "run");
+  ::unsetenv("KAUDIT_SANDBOX");
+  EXPECT_FALSE(open.ok);
+  EXPECT_NE(open.diagnostics.find("kaudit_secret_5b1c"), std::string::npos) << open.diagnostics;
+  const kaudit::cuda::CudaBuild confined = uncached.build(source, "outside.cu", "run");
+  EXPECT_FALSE(confined.ok);
+  EXPECT_EQ(confined.diagnostics.find("kaudit_secret_5b1c"), std::string::npos) << confined.diagnostics;
+  EXPECT_NE(confined.diagnostics.find("secret.h"), std::string::npos) << confined.diagnostics;
+  kaudit::remove_tree(folder);  // not std::filesystem::remove_all: common/files.h says why
+  expect_twice_still_right();  // a confined build of a correct kernel
 }
 
 TEST(Gpu, AnImpossibleLaunchIsALaunchError) {
