@@ -9,10 +9,11 @@ cd "$(dirname "$0")/.."
 runs=${1:-20000}
 build=${KAUDIT_FUZZ_BUILD:-build-fuzz}
 flags="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined"
+mkdir -p "$build"
 cmake -S . -B "$build" -G Ninja -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS="$flags" -DKAUDIT_BUILD_TESTS=OFF \
-  -DKAUDIT_BUILD_BENCHMARKS=OFF -DKAUDIT_BUILD_FUZZERS=ON -DKAUDIT_WITH_CLANG=OFF > "$build.configure.log" ||
-  { cat "$build.configure.log"; exit 1; }
+  -DKAUDIT_BUILD_BENCHMARKS=OFF -DKAUDIT_BUILD_FUZZERS=ON -DKAUDIT_WITH_CLANG=OFF > "$build/configure.log" ||
+  { cat "$build/configure.log"; exit 1; }
 harnesses=(spec task binding record)
 cmake --build "$build" --target "${harnesses[@]/%/_fuzz}" -- -j"${KAUDIT_JOBS:-2}"
 seeds="$build/seeds"
