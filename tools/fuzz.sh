@@ -14,16 +14,23 @@ cmake -S . -B "$build" -G Ninja -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS="$flags" -DKAUDIT_BUILD_TESTS=OFF \
   -DKAUDIT_BUILD_BENCHMARKS=OFF -DKAUDIT_BUILD_FUZZERS=ON -DKAUDIT_WITH_CLANG=OFF > "$build/configure.log" ||
   { cat "$build/configure.log"; exit 1; }
-harnesses=(spec task binding record)
+harnesses=(spec task binding record killmatrix)
 cmake --build "$build" --target "${harnesses[@]/%/_fuzz}" -- -j"${KAUDIT_JOBS:-2}"
 seeds="$build/seeds"
 rm -rf "$seeds"
-mkdir -p "$seeds"/{spec,task,binding,record} "$build/findings"
+mkdir -p "$seeds"/{spec,task,binding,record,killmatrix} "$build/findings"
 cp suites/*.json "$seeds/spec/"
 for t in corpus/tasks/*/task.json; do cp "$t" "$seeds/task/$(basename "$(dirname "$t")").json"; done
 for k in corpus/kernels/*/*.json; do cp "$k" "$seeds/binding/$(basename "$k")"; done
 printf 'kaudit-sha256 %s\n{"false_kills":[]}' "$(printf '{"false_kills":[]}' | sha256sum | cut -c1-64)" > "$seeds/record/good"
 printf '{"false_kills":[]}' > "$seeds/record/no-digest"
+# An audit folder in one input: summary.json, a NUL byte, kill-matrix.jsonl.
+{
+  printf '{"oracles":[{"oracle":"kernelbench","false_kill_list":[{"member":"m","task":"t","trial":"x","detail":"d"}]}]}\0'
+  printf '{"id":"a1","kernel":"relu/relu_float4","rule":"r","family":"arithmetic","ran":true,"witnessed":true,"killed_by":{"kernelbench":true}}\n'
+  printf '{"id":"a2","kernel":"relu/relu_float4","rule":"r","family":"reward-hack","ran":true,"witnessed":false,"killed_by":{"kernelbench":false}}\n'
+} > "$seeds/killmatrix/audit"
+printf '{"oracles":[{"oracle":"a"},{"oracle":"b"}]}\0{"ran":false}\n' > "$seeds/killmatrix/two-oracles"
 # LeakSanitizer is off: libtorch keeps allocations until exit by design.
 export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1
 total=0
