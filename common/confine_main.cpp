@@ -56,10 +56,8 @@ int main(int argc, char** argv) {
     return 126;
   }
   char** program = argv + i + 1;
-  const kaudit::sandbox::PreparedPolicy prepared(policy);
-  if (!prepared.error().empty() || !prepared.apply_in_child()) {
-    std::fprintf(stderr, "kaudit_confine: cannot confine %s: %s\n", program[0],
-                 prepared.error().empty() ? std::strerror(errno) : prepared.error().c_str());
+  if (const std::string why = kaudit::sandbox::confine_compiler(policy); !why.empty()) {
+    std::fprintf(stderr, "kaudit_confine: cannot confine %s: %s\n", program[0], why.c_str());
     return 126;
   }
   execv(program[0], program);

@@ -110,7 +110,7 @@ pid_t spawn_plain(std::vector<char*>& args, char** env, int out_fd, int err_fd, 
 }
 
 ProcessResult run_any(const std::vector<std::string>& argv, double timeout_seconds,
-                      const std::vector<std::string>& env_text) {
+                      std::vector<std::string> env_text) {
   ProcessResult r;
   if (argv.empty()) {
     r.spawn_error = "empty command";
@@ -126,9 +126,8 @@ ProcessResult run_any(const std::vector<std::string>& argv, double timeout_secon
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
-  std::vector<std::string> own_env = env_text;
   std::vector<char*> env;
-  for (auto& e : own_env) env.push_back(e.data());
+  for (auto& e : env_text) env.push_back(e.data());
   env.push_back(nullptr);
   const pid_t pid = spawn_plain(args, env_text.empty() ? environ : env.data(), out_fd, err_fd, r.spawn_error);
   if (pid < 0) {

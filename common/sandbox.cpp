@@ -200,7 +200,7 @@ std::string apply_seccomp() { return {}; }
 
 // Resource limits that hold even where a layer above is missing.
 // Sets a resource limit to `value`, never above the hard limit there is: an unprivileged process
-// cannot raise it. System calls only (a compiler's child calls it between fork and exec).
+// cannot raise it.
 bool lower_limit(int resource, rlim_t value) {
   rlimit current{};
   getrlimit(resource, &current);
@@ -326,37 +326,31 @@ std::string add_rule_if_exists(long ruleset, const std::string& path, std::uint6
 }
 }  // namespace
 
-PreparedPolicy::PreparedPolicy(const CompilerPolicy& policy) : policy_(policy), off_(disabled_by_user()) {
-  const int abi = available_layers().landlock_abi;
-  if (abi == 0 || off_) return;
-  ruleset_ = create_ruleset(abi);
-  if (ruleset_ < 0) {
-    error_ = std::string("landlock_create_ruleset: ") + std::strerror(errno);
-    return;
-  }
-  const std::uint64_t all = landlock_fs_rights(abi);
-  for (const auto& p : policy_.read_paths)
-    if (error_.empty()) error_ = add_rule_if_exists(ruleset_, p, kExecute | kReadFile | kReadDir, abi);
-  for (const auto& p : policy_.write_dirs)
-    if (error_.empty()) error_ = add_rule_if_exists(ruleset_, p, all, abi);
-  // The compiler's stdin is /dev/null, and its driver opens /dev/null for its stages.
-  if (error_.empty()) error_ = add_rule_if_exists(ruleset_, "/dev/null", kReadFile | kWriteFile, abi);
-}
-
-PreparedPolicy::~PreparedPolicy() {
-  if (ruleset_ >= 0) close(static_cast<int>(ruleset_));
-}
-
-bool PreparedPolicy::apply_in_child() const noexcept {
-  if (off_) return true;
-  auto limit = [](int resource, std::uint64_t value) { return value == 0 || lower_limit(resource, value); };
+std::string confine_compiler(const CompilerPolicy& policy) {
+  if (disabled_by_user()) return {};
+  const auto limit = [](int resource, std::uint64_t value) { return value == 0 || lower_limit(resource, value); };
   const rlimit no_core{0, 0};
-  if (setrlimit(RLIMIT_CORE, &no_core) != 0 || !limit(RLIMIT_AS, policy_.address_space) || !limit(RLIMIT_FSIZE, policy_.file_size) ||
-      !limit(RLIMIT_CPU, static_cast<std::uint64_t>(std::ceil(policy_.cpu_seconds))))
-    return false;
-  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return false;
-  if (ruleset_ >= 0 && syscall(SYS_landlock_restrict_self, ruleset_, 0) != 0) return false;
-  return true;
+  if (setrlimit(RLIMIT_CORE, &no_core) != 0 || !limit(RLIMIT_AS, policy.address_space) ||
+      !limit(RLIMIT_FSIZE, policy.file_size) ||
+      !limit(RLIMIT_CPU, static_cast<std::uint64_t>(std::ceil(policy.cpu_seconds))))
+    return std::string("setrlimit: ") + std::strerror(errno);
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return std::string("no_new_privs: ") + std::strerror(errno);
+  const int abi = available_layers().landlock_abi;
+  if (abi == 0) return {};
+  const long ruleset = create_ruleset(abi);
+  if (ruleset < 0) return std::string("landlock_create_ruleset: ") + std::strerror(errno);
+  std::string error;
+  const std::uint64_t all = landlock_fs_rights(abi);
+  for (const auto& p : policy.read_paths)
+    if (error.empty()) error = add_rule_if_exists(ruleset, p, kExecute | kReadFile | kReadDir, abi);
+  for (const auto& p : policy.write_dirs)
+    if (error.empty()) error = add_rule_if_exists(ruleset, p, all, abi);
+  // The compiler's stdin is /dev/null, and its driver opens /dev/null for its stages.
+  if (error.empty()) error = add_rule_if_exists(ruleset, "/dev/null", kReadFile | kWriteFile, abi);
+  if (error.empty() && syscall(SYS_landlock_restrict_self, ruleset, 0) != 0)
+    error = std::string("landlock_restrict_self: ") + std::strerror(errno);
+  close(static_cast<int>(ruleset));
+  return error;
 }
 
 std::string syscall_name(long number) {

@@ -87,27 +87,12 @@ struct CompilerPolicy {
 // The system folders a compiler reads from (/usr, /lib..., the loader's cache), those that exist.
 std::vector<std::string> system_read_paths();
 
-// A CompilerPolicy made ready (every path opened, the Landlock ruleset built) and then applied with
-// system calls alone; used by the kaudit_confine launcher (common/confine_main.cpp) on itself
-// before it execs the compiler, and by an NVRTC worker on itself.
-class PreparedPolicy {
- public:
-  explicit PreparedPolicy(const CompilerPolicy& policy);
-  ~PreparedPolicy();
-  PreparedPolicy(const PreparedPolicy&) = delete;
-  PreparedPolicy& operator=(const PreparedPolicy&) = delete;
-  // Why it cannot be applied ("" when it can); a path that does not exist is skipped, not an error.
-  const std::string& error() const { return error_; }
-  // Confines the calling process (one thread). Returns false when a layer could not be applied:
-  // the caller must not run the compiler then.
-  bool apply_in_child() const noexcept;
-
- private:
-  CompilerPolicy policy_;
-  bool off_ = false;   // KAUDIT_SANDBOX=off, read here in the parent
-  long ruleset_ = -1;  // -1: no Landlock on this machine (missing_layers() says so)
-  std::string error_;
-};
+// Confines the calling process, with one thread, to `policy` for the rest of its life: used by the
+// kaudit_confine launcher (common/confine_main.cpp) on itself before it execs the compiler, and by
+// an NVRTC worker on itself. A path that does not exist is skipped; a missing Landlock leaves the
+// limits and no_new_privs (missing_layers() says so); KAUDIT_SANDBOX=off applies nothing. Returns
+// "" on success, else what could not be applied: the caller must not run the compiler then.
+std::string confine_compiler(const CompilerPolicy& policy);
 
 // The name of a system call number of this machine's architecture ("socket"), or "syscall N".
 std::string syscall_name(long number);

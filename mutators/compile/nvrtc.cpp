@@ -538,18 +538,14 @@ std::string confine_nvrtc_worker(const std::filesystem::path& cache_dir) {
   if (dladdr(reinterpret_cast<void*>(&nvrtcVersion), &info) != 0 && info.dli_fname != nullptr) {
     const std::filesystem::path lib = info.dli_fname;
     policy.read_paths.push_back(lib.parent_path().string());
-    std::error_code ec;
-    const std::filesystem::path real = std::filesystem::canonical(lib, ec);
-    if (!ec) policy.read_paths.push_back(real.parent_path().string());
+    const std::string real = real_path(lib.string());  // common/files.h: not fs::canonical
+    if (!real.empty()) policy.read_paths.push_back(std::filesystem::path(real).parent_path().string());
   }
 #endif
   if (!cache_dir.empty()) policy.write_dirs.push_back(cache_dir.string());
   policy.address_space = std::uint64_t{8} << 30;  // a corpus kernel's compile peaks far below
   policy.file_size = std::uint64_t{256} << 20;    // one cached image with its log
-  const sandbox::PreparedPolicy prepared(policy);
-  if (!prepared.error().empty()) return prepared.error();
-  if (!prepared.apply_in_child()) return std::string("cannot apply the compiler policy: ") + std::strerror(errno);
-  return {};
+  return sandbox::confine_compiler(policy);
 }
 
 namespace {
