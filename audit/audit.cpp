@@ -1,6 +1,7 @@
 // The audit engine (see audit.h for the stages).
 #include "audit/audit.h"
 
+#include <ATen/Functions.h>
 #include <ATen/Parallel.h>
 
 #include <algorithm>
@@ -17,6 +18,7 @@
 #include <unistd.h>
 
 #include "audit/backend.h"
+#include "audit/spill.h"
 #include "common/cache.h"
 #include "common/sha256.h"
 #include "oracle/gate.h"
@@ -108,6 +110,24 @@ const std::vector<at::Tensor>& oracle_reference(const oracle::OracleSpec& o, con
 // reference (its device footprint is that forward's) and the verdict compares against `judge`.
 oracle::PreparedTrial harness_trial(const Prepared& p, bool fp64, const std::vector<at::Tensor>& judge) {
   return {&p.inputs, &p.dims, &p.reference, fp64 ? &p.trace64 : &p.trace32, fp64 ? &p.ref64 : &p.ref32, &judge};
+}
+
+// The reference outputs as views of the trace's copy of the same bytes where they are the same
+// bytes (the recorded forward is a second run of the one that made `ref`), else kept on their own:
+// one copy of each output instead of two (at native shapes an output is hundreds of MB).
+void share_with_trace(std::vector<at::Tensor>& ref, const oracle::ReferenceTrace& trace, PoolMemory& memory) {
+  for (at::Tensor& r : ref) {
+    bool shared = false;
+    if (r.is_contiguous() && r.nbytes() > 0)
+      for (const auto& live : trace.live) {
+        const at::Tensor& c = trace.contents.at(static_cast<std::size_t>(live.second));
+        if (static_cast<std::size_t>(c.numel()) != r.nbytes() || !at::equal(r.reshape(-1).view(at::kByte), c)) continue;
+        r = c.view(r.scalar_type()).view(r.sizes());
+        shared = true;
+        break;
+      }
+    if (!shared) r = memory.keep(r);
+  }
 }
 
 // Runs per_thread() once on each of min(jobs, n) threads; each call gets items i in [0, n) from
@@ -480,6 +500,8 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
     TaskPool tp{task.name, candidate_pool(task, options.pool_specs, options.oracles, options.preset), {}};
     auto& pool = tp.inputs;
     std::vector<Prepared> prepared(pool.size());
+    PoolMemory memory(options.pool_memory_bytes.value_or(default_pool_memory_bytes()),
+                      cache::prepare_dir(options.cache_dir, "spill"));
     for (std::size_t p = 0; p < pool.size(); ++p) {
       if (!pool[p].usable) continue;
       try {
@@ -492,10 +514,25 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
         // A second forward of each, recorded: the first may allocate what only a first run does.
         (void)oracle::trace_reference_forward(pr.reference, pr.inputs, at::kDouble, pr.trace64);
         (void)oracle::trace_reference_forward(pr.reference, pr.inputs, at::kFloat, pr.trace32);
+        for (auto* list : {&pr.inputs, &pr.trace64.contents, &pr.trace32.contents})
+          for (at::Tensor& t : *list) t = memory.keep(t);
+        share_with_trace(pr.ref64, pr.trace64, memory);
+        share_with_trace(pr.ref32, pr.trace32, memory);
+      } catch (const SpillError& e) {
+        // Not the input's fault (a full disk): leaving it out of the pool would change the
+        // witnesses. The audit stops; what it finished is cached.
+        throw SpillError(task.name + ": " + e.what());
       } catch (const std::exception& e) {
         pool[p].usable = false;
         pool[p].note = std::string("reference or inputs failed: ") + e.what();
       }
+    }
+    if (memory.spilled_bytes() > 0) {
+      char line[200];
+      std::snprintf(line, sizeof line, "pool: %s: %.2f GB of inputs and references in memory, %.2f GB in files (--pool-memory-gb)",
+                    task.name.c_str(), double(memory.in_memory_bytes()) / double(1ull << 30),
+                    double(memory.spilled_bytes()) / double(1ull << 30));
+      say(line);
     }
     // Per oracle: the pool inputs of its trials, in the spec's trial order, with the trial names.
     std::vector<std::vector<std::pair<std::size_t, std::string>>> oracle_trials(options.oracles.size());
@@ -1034,21 +1071,36 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
             return;
           }
           a.ran = true;
-          // Runs are made on demand and shared between the witness search and the oracles.
-          std::vector<std::optional<runtime::RunResult>> result(pool.size());
+          // Runs are made on demand and shared between the witness search and the oracles. A
+          // run's outputs are judged at once, by the witness comparator and by the comparator of
+          // each oracle that needs a strict verdict and has this input among its trials, and then
+          // dropped: at native shapes an output is hundreds of MB, and a mutant that survives
+          // runs on every legal input (docs/calibration/h200-2026-12-03-v0b: an audit that kept
+          // them ran the host out of memory). judged[p][o]: why oracle o rejects the run at p
+          // (empty: it accepts); no entry: no run at p in this audit, or its output was not ok.
+          std::vector<std::optional<std::vector<std::string>>> judged(pool.size());
           int timeouts = static_cast<int>(std::count(a.row.begin(), a.row.end(), Outcome::Timeout));
           std::size_t runs = 0;
           const auto run_at = [&](std::size_t p) -> Outcome {
             Outcome o = Outcome::Timeout;  // after two timeouts, assumed (see AuditOptions)
             if (timeouts < 2) {
-              result[p] = run_one(runner, task, *kernel, built.library[i], built.switch_value[i], prepared[p]);
+              const runtime::RunResult r = run_one(runner, task, *kernel, built.library[i], built.switch_value[i], prepared[p]);
               ++runs;
-              note_infra(*result[p], kernel->id() + " mutant " + a.scored.id);
-              o = outcome_of(*result[p]);
-              if (o == Outcome::Exception) note_exception(result[p]->message);
+              note_infra(r, kernel->id() + " mutant " + a.scored.id);
+              o = outcome_of(r);
+              if (o == Outcome::Exception) note_exception(r.message);
               if (o == Outcome::Timeout) ++timeouts;  // not ThreadBudget: that one cost nothing
-              if (o == Outcome::Pass && !oracle::apply_comparator(options.witness, result[p]->outputs, prepared[p].ref64).ok)
-                o = Outcome::WrongOutput;
+              if (o == Outcome::Pass) {
+                if (!oracle::apply_comparator(options.witness, r.outputs, prepared[p].ref64).ok) o = Outcome::WrongOutput;
+                auto& why = judged[p].emplace(options.oracles.size());
+                for (std::size_t oi : kc.strict_missing[i]) {
+                  if (!is_trial[oi][p]) continue;
+                  const oracle::OracleSpec& spec = options.oracles[oi];
+                  const auto& ref = oracle_reference(spec, prepared[p]);
+                  if (!oracle::apply_comparator(spec.comparator, r.outputs, ref).ok)
+                    why[oi] = oracle::mismatch_cause(r.outputs, ref);
+                }
+              }
             }
             return a.row[p] = o;
           };
@@ -1074,11 +1126,10 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
               if (!pool[p].usable) continue;
               Outcome o = outcome_at(p);
               // A cached cell that passed or gave a wrong output: its output is needed again.
-              if ((o == Outcome::Pass || o == Outcome::WrongOutput) && !result[p]) o = run_at(p);
+              if ((o == Outcome::Pass || o == Outcome::WrongOutput) && !judged[p]) o = run_at(p);
               if (o == Outcome::Pass || o == Outcome::WrongOutput) {
-                const auto& ref = oracle_reference(spec, prepared[p]);
-                killed = !result[p] || !oracle::apply_comparator(spec.comparator, result[p]->outputs, ref).ok;
-                if (killed) cause = result[p] ? oracle::mismatch_cause(result[p]->outputs, ref) : "timeout";
+                killed = !judged[p] || !(*judged[p])[oi].empty();
+                if (killed) cause = judged[p] ? (*judged[p])[oi] : "timeout";
               } else {
                 killed = true;  // crash, timeout, divergence, out-of-bounds: the checker sees a failure too
                 cause = o == Outcome::ThreadBudget ? "timeout" : outcome_name(o);

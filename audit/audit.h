@@ -112,6 +112,11 @@ struct AuditOptions {
   // by side on one GPU (tools/gpu/audit-by-task.sh) each get a part, so that no worker can take
   // memory another audit's run was promised.
   double gpu_memory_share = 0.9;
+  // Bytes of a task's pool (inputs, references, recorded reference allocations) kept in memory;
+  // the rest goes to unlinked files in the cache, paged in as runs need them (audit/spill.h).
+  // Unset: audit::default_pool_memory_bytes(), a quarter of the machine's memory. Verdicts are the
+  // same either way (the same bytes).
+  std::optional<std::uint64_t> pool_memory_bytes;
   std::vector<std::string> only;           // kernel ids TASK/NAME; empty = all
   mutators::SiteOptions sites;             // rule selection
   std::function<void(const std::string& line)> progress;

@@ -25,6 +25,9 @@ const char* const kAuditFlagsHelp =
     "                   --timeout is then wall-clock seconds, default 5)\n"
     "  --gpu-memory-share F  cuda: the share of the GPU's memory all workers together may hold,\n"
     "                   0.01 to 0.95 (default 0.9; give each of several audits on one GPU a part)\n"
+    "  --pool-memory-gb G  memory for a task's pool inputs and references, 0 to 1048576 GB; over it they\n"
+    "                   go to unlinked files in the cache, paged in as runs need them (default: a\n"
+    "                   quarter of this machine's memory; native shapes hold about 1.6 GB per input)\n"
     "  --mutants DIR    audit the mutant set `kaudit mutate --out DIR` wrote instead of generating\n"
     "                   mutants (no Clang needed: how a GPU machine without Clang audits)\n"
     "  --preset P       run every spec, the gate's recipes and the patterns at the task shape preset P\n"
@@ -62,6 +65,8 @@ bool parse_audit_flag(const std::vector<std::string>& args, std::size_t& i, Audi
     a.options.thread_budget = std::stoull(v);
   } else if (flag == "--jobs") a.options.jobs = static_cast<unsigned>(parse_count_flag(flag, value(), 1, 1024));
   else if (flag == "--gpu-memory-share") a.options.gpu_memory_share = parse_real_flag(flag, value(), 0.01, 0.95);
+  else if (flag == "--pool-memory-gb")
+    a.options.pool_memory_bytes = static_cast<std::uint64_t>(parse_real_flag(flag, value(), 0, 1048576) * double(1ull << 30));
   else if (flag == "--cache") a.options.cache_dir = value();
   else if (flag == "--backend") a.cuda = parse_backend_flag(value());
   else if (flag == "--mutants") a.mutants = value();

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "audit/spill.h"
 #include "common/cache.h"
 #include "mutators/mutators.h"
 #include "tools/cli.h"
@@ -122,6 +123,9 @@ int main(int argc, char** argv) {
     if (cmd == "import") return kaudit::cli::import_command(args);
     if (cmd == "gpu-bundle") return kaudit::cli::gpu_bundle_command(args);
   } catch (const kaudit::cache::CacheDirError& e) {  // a cache folder kaudit refuses (common/cache.h)
+    std::fprintf(stderr, "kaudit %s: %s\n", cmd.c_str(), e.what());
+    return 2;
+  } catch (const kaudit::audit::SpillError& e) {  // a pool larger than memory and its folder's disk (audit/spill.h)
     std::fprintf(stderr, "kaudit %s: %s\n", cmd.c_str(), e.what());
     return 2;
   } catch (const kaudit::mutators::ClangUnavailable& e) {  // mutants wanted from a kaudit without Clang

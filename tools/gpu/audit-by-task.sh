@@ -8,6 +8,10 @@
 # (--jobs) and of the GPU's memory (--gpu-memory-share 0.9/PARALLEL), so one task's nvcc builds
 # and legality runs overlap another's mutant runs. The audits
 # share one cache (KAUDIT_CACHE, default OUT/cache; its entries are sealed files, safe to share).
+# Each audit keeps its task's pool (inputs, references, recorded reference allocations) in up to
+# half the host's memory / PARALLEL (--pool-memory-gb), the rest in unlinked files in the cache's
+# folder: at kernelbench-v0, conv2d's, rmsnorm's and layernorm's pools are tens of GB each
+# (docs/calibration/h200-2026-12-03-v0b), so give those PARALLEL=1 or a cache on a large disk.
 # AUDIT_ARGS: more `kaudit audit` flags for every task, e.g. AUDIT_ARGS="--preset kernelbench-v0".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -17,6 +21,7 @@ start=$(date +%s)
 parallel=${PARALLEL:-1}
 jobs=$(( $(nproc) / parallel ))
 share=$(python3 -c "print(round(0.9 / $parallel, 4))")
+pool_gb=$(python3 -c "import os; print(round(os.sysconf('SC_PHYS_PAGES') * os.sysconf('SC_PAGE_SIZE') / 2**30 / 2 / $parallel, 1))")
 ((jobs < 1)) && jobs=1
 tasks=("$@")
 ((${#tasks[@]})) || mapfile -t tasks < <(python3 -c "import json,sys
@@ -30,7 +35,7 @@ audit_task() {
 print(' '.join('--kernel ' + json.loads(l)['kernel'] for l in open(sys.argv[1]) if json.loads(l)['kernel'] == sys.argv[2] or json.loads(l)['kernel'].startswith(sys.argv[2] + '/')))" "$set_dir/kernels.jsonl" "$t")
   # shellcheck disable=SC2086
   timeout "$left" build-gpu/tools/kaudit audit --backend cuda --mutants "$set_dir" $kernels --jobs "$jobs" \
-    --gpu-memory-share "$share" ${AUDIT_ARGS:-} \
+    --gpu-memory-share "$share" --pool-memory-gb "$pool_gb" ${AUDIT_ARGS:-} \
     --out "$out/$name" >"$out/$name.txt" 2>"$out/$name.err"
   echo "$t: exit $? after $(( $(date +%s) - start )) s"
   grep "done:\|exception" "$out/$name.err"

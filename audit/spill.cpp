@@ -1,0 +1,81 @@
+#include "audit/spill.h"
+
+#include <ATen/ATen.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+namespace kaudit::audit {
+
+at::Tensor spill_to_file(const at::Tensor& t, const std::filesystem::path& dir) {
+  const at::Tensor c = t.contiguous();
+  const std::size_t bytes = c.nbytes();
+  if (bytes == 0) return c;
+  std::string name = (dir / "pool-XXXXXX").string();
+  const int fd = mkstemp(name.data());
+  const auto fail = [&](const std::string& what) {
+    return SpillError("cannot keep a pool tensor of " + std::to_string(bytes) + " bytes in " + dir.string() +
+                              " (" + what + ": " + std::strerror(errno) +
+                              "); free disk space there, or give the audit more memory (--pool-memory-gb)");
+  };
+  if (fd < 0) throw fail("mkstemp");
+  unlink(name.c_str());  // nameless from now on: no file is left behind, whatever happens next
+  const char* data = static_cast<const char*>(c.data_ptr());
+  for (std::size_t done = 0; done < bytes;) {
+    const ssize_t n = pwrite(fd, data + done, bytes - done, static_cast<off_t>(done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const auto e = fail("write");
+      close(fd);
+      throw e;
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  void* map = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+  if (map == MAP_FAILED) {
+    const auto e = fail("mmap");
+    close(fd);
+    throw e;
+  }
+  close(fd);  // the mapping keeps the file
+  return at::from_blob(
+      map, c.sizes(), c.strides(), [bytes](void* p) { munmap(p, bytes); }, c.options());
+}
+
+at::Tensor PoolMemory::keep(const at::Tensor& t) {
+  const std::uint64_t bytes = t.defined() ? t.nbytes() : 0;
+  {
+    std::lock_guard lock(mu_);
+    if (in_memory_ + bytes <= budget_) {
+      in_memory_ += bytes;
+      return t;
+    }
+  }
+  at::Tensor spilled = spill_to_file(t, dir_);
+  std::lock_guard lock(mu_);
+  spilled_ += bytes;
+  return spilled;
+}
+
+std::uint64_t PoolMemory::in_memory_bytes() const {
+  std::lock_guard lock(mu_);
+  return in_memory_;
+}
+
+std::uint64_t PoolMemory::spilled_bytes() const {
+  std::lock_guard lock(mu_);
+  return spilled_;
+}
+
+std::uint64_t default_pool_memory_bytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page <= 0) return std::uint64_t(4) << 30;
+  return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page) / 4;
+}
+
+}  // namespace kaudit::audit
