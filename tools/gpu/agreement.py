@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """CPU-GPU agreement of two audits of the same mutants (issue 20, item 6).
 
-Usage: tools/gpu/agreement.py CPU_AUDIT_DIR GPU_AUDIT_DIR... [--json OUT]
+Usage: tools/gpu/agreement.py CPU_AUDIT_DIR[,CPU_AUDIT_DIR...] GPU_AUDIT_DIR... [--json OUT]
 
-Reads kill-matrix.jsonl of a CPU audit (`kaudit audit --out CPU_AUDIT_DIR`) and of GPU audits of
+Reads kill-matrix.jsonl of a CPU audit (or of several, comma-separated) (`kaudit audit --out CPU_AUDIT_DIR`) and of GPU audits of
 the same mutant set (`kaudit audit --backend cuda --mutants SET --out GPU_AUDIT_DIR`), matches
 mutants by id, and prints per family: the mutants in both; how often the two agree on whether a
 mutant is witnessed; per oracle, on the mutants witnessed by both, how often the GPU's oracle-mode
@@ -34,7 +34,7 @@ def main(argv):
     argv, json_out = take_json_flag(argv)
     if len(argv) < 2:
         sys.exit(__doc__)
-    cpu, gpu = load(argv[:1]), load(argv[1:])
+    cpu, gpu = load(argv[0].split(",")), load(argv[1:])
     both = [i for i in gpu if i in cpu and cpu[i].get("ran") and gpu[i].get("ran")]
     oracles = sorted({o for i in both for o in gpu[i].get("killed_by", {})})
     fam = defaultdict(lambda: defaultdict(int))
