@@ -19,9 +19,9 @@ at::Tensor spill_to_file(const at::Tensor& t, const std::filesystem::path& dir) 
   std::string name = (dir / "pool-XXXXXX").string();
   const int fd = mkstemp(name.data());
   const auto fail = [&](const std::string& what) {
-    return SpillError("cannot keep a pool tensor of " + std::to_string(bytes) + " bytes in " + dir.string() +
-                              " (" + what + ": " + std::strerror(errno) +
-                              "); free disk space there, or give the audit more memory (--pool-memory-gb)");
+    return SpillError("cannot keep a pool tensor of " + std::to_string(bytes) + " bytes in " + dir.string() + " (" +
+                      what + ": " + std::strerror(errno) +
+                      "); free disk space there, or give the audit more memory (--pool-memory-gb)");
   };
   if (fd < 0) throw fail("mkstemp");
   unlink(name.c_str());  // nameless from now on: no file is left behind, whatever happens next

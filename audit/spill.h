@@ -5,7 +5,8 @@
 //
 // An audit keeps every pool input made concrete for its whole task: the inputs, the float64 and
 // float32 references and each reference forward's recorded allocations (oracle/harness.h,
-// ReferenceTrace). At kernelbench-v0 that is about 1.6 GB per input for conv2d and 41 inputs
+// ReferenceTrace). At kernelbench-v0 conv2d has 41 inputs, most with a 264 MB output (529 MB in
+// float64), each held as references and recorded allocations
 // (docs/calibration/h200-2026-12-03-v0b: four audits side by side ran a 128 GB host out of
 // memory). Over the budget, tensors are copied into unlinked files and mapped: the kernel pages
 // them in when a run needs them and may drop them (clean file pages) under memory pressure, so a

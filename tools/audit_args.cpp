@@ -27,7 +27,7 @@ const char* const kAuditFlagsHelp =
     "                   0.01 to 0.95 (default 0.9; give each of several audits on one GPU a part)\n"
     "  --pool-memory-gb G  memory for a task's pool inputs and references, 0 to 1048576 GB; over it they\n"
     "                   go to unlinked files in the cache, paged in as runs need them (default: a\n"
-    "                   quarter of this machine's memory; native shapes hold about 1.6 GB per input)\n"
+    "                   quarter of this machine's memory)\n"
     "  --mutants DIR    audit the mutant set `kaudit mutate --out DIR` wrote instead of generating\n"
     "                   mutants (no Clang needed: how a GPU machine without Clang audits)\n"
     "  --preset P       run every spec, the gate's recipes and the patterns at the task shape preset P\n"
