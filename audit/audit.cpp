@@ -13,6 +13,7 @@
 #include <mutex>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 #include <thread>
 
 #include <unistd.h>
@@ -100,6 +101,7 @@ struct Prepared {
   oracle::Reference reference;
   std::vector<at::Tensor> ref64, ref32;
   oracle::ReferenceTrace trace64, trace32;
+  bool traced64 = false;  // trace64 is recorded only where a float64 oracle replays it
 };
 
 const std::vector<at::Tensor>& oracle_reference(const oracle::OracleSpec& o, const Prepared& p) {
@@ -109,6 +111,8 @@ const std::vector<at::Tensor>& oracle_reference(const oracle::OracleSpec& o, con
 // One trial of an oracle-mode harness run on pool input `p`: the harness holds the spec's
 // reference (its device footprint is that forward's) and the verdict compares against `judge`.
 oracle::PreparedTrial harness_trial(const Prepared& p, bool fp64, const std::vector<at::Tensor>& judge) {
+  // Replaying nothing would pass for a forward that left no blocks: a wrong verdict, not an error.
+  if (fp64 && !p.traced64) throw std::logic_error("kaudit: a float64 trial without its recorded forward (audit/audit.cpp)");
   return {&p.inputs, &p.dims, &p.reference, fp64 ? &p.trace64 : &p.trace32, fp64 ? &p.ref64 : &p.ref32, &judge};
 }
 
@@ -153,7 +157,9 @@ unsigned jobs_of(const AuditOptions& options) {
 class RunnerPool {
  public:
   RunnerPool(const AuditOptions& options, const Backend& backend) {
-    const runtime::WorkerLimits limits = backend.worker_limits(options, jobs_of(options));
+    runtime::WorkerLimits limits = backend.worker_limits(options, jobs_of(options));
+    limits.payload_budget = budget_ = std::make_shared<runtime::PayloadBudget>(
+        options.run_memory_bytes.value_or(runtime::default_payload_budget_bytes()));
     for (unsigned j = 0; j < jobs_of(options); ++j)
       runners_.push_back(std::make_unique<runtime::IsolatedRunner>(options.worker_exe, limits));
     // CUDA: this process compares each run's outputs on the threads below, as many at once as
@@ -172,6 +178,8 @@ class RunnerPool {
       for (std::size_t i = 0; next(i);) fn(runner, i);
     });
   }
+  // The budget of bytes in flight the workers share.
+  const runtime::PayloadBudget& budget() const { return *budget_; }
   // Workers started so far, and the seconds spent waiting for them.
   std::pair<int, double> starts() const {
     std::pair<int, double> s{0, 0.0};
@@ -184,6 +192,7 @@ class RunnerPool {
 
  private:
   std::vector<std::unique_ptr<runtime::IsolatedRunner>> runners_;
+  std::shared_ptr<runtime::PayloadBudget> budget_;
   int aten_threads_ = 0;
 };
 
@@ -499,6 +508,26 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
     // leaves the pool (and every witness) of the default audit unchanged.
     TaskPool tp{task.name, candidate_pool(task, options.pool_specs, options.oracles, options.preset), {}};
     auto& pool = tp.inputs;
+    // Per oracle: the pool inputs of its trials, in the spec's trial order, with the trial names.
+    std::vector<std::vector<std::pair<std::size_t, std::string>>> oracle_trials(options.oracles.size());
+    {
+      std::map<std::string, std::size_t> index;
+      for (std::size_t p = 0; p < pool.size(); ++p) index.emplace(pool[p].key, p);
+      for (std::size_t o = 0; o < options.oracles.size(); ++o)
+        for (const auto& t : oracle::trials_for(options.oracles[o], task.name)) {
+          const std::size_t p = index.at(recipe_key(t));
+          auto& list = oracle_trials[o];
+          if (std::none_of(list.begin(), list.end(), [&](const auto& e) { return e.first == p; }))
+            list.emplace_back(p, t.name);
+        }
+    }
+    // The float64 forward's recorded allocations are replayed only in the trials of an oracle
+    // with a float64 reference (ci-fuzz's three): elsewhere they would be the largest part of the
+    // pool (at native shapes every float64 intermediate is twice its input) and never read.
+    std::vector<bool> replays_fp64(pool.size(), false);
+    for (std::size_t o = 0; o < options.oracles.size(); ++o)
+      if (options.oracles[o].reference == oracle::ReferencePrecision::Fp64)
+        for (const auto& [p, trial] : oracle_trials[o]) replays_fp64[p] = true;
     std::vector<Prepared> prepared(pool.size());
     PoolMemory memory(options.pool_memory_bytes.value_or(default_pool_memory_bytes()),
                       cache::prepare_dir(options.cache_dir, "spill"));
@@ -512,7 +541,10 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
         pr.ref64 = pr.reference.forward(pr.inputs, at::kDouble);
         pr.ref32 = pr.reference.forward(pr.inputs, at::kFloat);
         // A second forward of each, recorded: the first may allocate what only a first run does.
-        (void)oracle::trace_reference_forward(pr.reference, pr.inputs, at::kDouble, pr.trace64);
+        if (replays_fp64[p]) {
+          (void)oracle::trace_reference_forward(pr.reference, pr.inputs, at::kDouble, pr.trace64);
+          pr.traced64 = true;
+        }
         (void)oracle::trace_reference_forward(pr.reference, pr.inputs, at::kFloat, pr.trace32);
         for (auto* list : {&pr.inputs, &pr.trace64.contents, &pr.trace32.contents})
           for (at::Tensor& t : *list) t = memory.keep(t);
@@ -533,19 +565,6 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
                     task.name.c_str(), double(memory.in_memory_bytes()) / double(1ull << 30),
                     double(memory.spilled_bytes()) / double(1ull << 30));
       say(line);
-    }
-    // Per oracle: the pool inputs of its trials, in the spec's trial order, with the trial names.
-    std::vector<std::vector<std::pair<std::size_t, std::string>>> oracle_trials(options.oracles.size());
-    {
-      std::map<std::string, std::size_t> index;
-      for (std::size_t p = 0; p < pool.size(); ++p) index.emplace(pool[p].key, p);
-      for (std::size_t o = 0; o < options.oracles.size(); ++o)
-        for (const auto& t : oracle::trials_for(options.oracles[o], task.name)) {
-          const std::size_t p = index.at(recipe_key(t));
-          auto& list = oracle_trials[o];
-          if (std::none_of(list.begin(), list.end(), [&](const auto& e) { return e.first == p; }))
-            list.emplace_back(p, t.name);
-        }
     }
     const std::string context = context_digest(pool, options, backend);
     lap("pool (inputs, float64/float32 references)");
@@ -1063,6 +1082,11 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
           if (exceptions++ == 0) first_exception = message.substr(0, 300);
         };
         const auto starts_before = runners.starts();
+        const std::uint64_t waits_before = runners.budget().waits();
+        // A line a minute while the mutants run: at native shapes a kernel takes minutes, and a
+        // run cut off by a time limit should still say how far it got.
+        std::size_t mutants_done = 0;
+        auto last_said = std::chrono::steady_clock::now();
         runners.parallel_runs(todo.size(), [&](runtime::IsolatedRunner& runner, std::size_t t) {
           const std::size_t i = todo[t];
           MutantAudit& a = audits[i];
@@ -1199,6 +1223,12 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
           if (timeouts >= 2) a.note = "timed out twice; later inputs not run, counted as timeouts";
           std::lock_guard lock(mu);
           out.runs += runs;
+          ++mutants_done;
+          if (const auto now = std::chrono::steady_clock::now(); now - last_said >= std::chrono::seconds(60)) {
+            last_said = now;
+            say("audit: " + kernel->id() + ": " + std::to_string(mutants_done) + " of " + std::to_string(todo.size()) +
+                " mutants done, " + std::to_string(out.runs - runs_before) + " runs");
+          }
         });
         const auto starts_after = runners.starts();
         char line[200];
@@ -1207,6 +1237,13 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
                       std::chrono::duration<double>(std::chrono::steady_clock::now() - kernel_start).count(),
                       starts_after.first - starts_before.first, starts_after.second - starts_before.second);
         say(line);
+        if (const std::uint64_t waits = runners.budget().waits() - waits_before; waits > 0) {
+          std::snprintf(line, sizeof line,
+                        "audit: %s: %llu runs waited for memory (at most %.2f GB in flight to workers; --run-memory-gb)",
+                        kernel->id().c_str(), static_cast<unsigned long long>(waits),
+                        double(runners.budget().peak()) / double(1ull << 30));
+          say(line);
+        }
         if (exceptions)
           say("audit: " + kernel->id() + ": " + std::to_string(exceptions) +
               " runs ended in an exception; the first said: " + first_exception);

@@ -117,6 +117,10 @@ struct AuditOptions {
   // Unset: audit::default_pool_memory_bytes(), a quarter of the machine's memory. Verdicts are the
   // same either way (the same bytes).
   std::optional<std::uint64_t> pool_memory_bytes;
+  // Bytes of run requests (inputs, references, recorded contents) in flight to the workers at
+  // once: a request waits for room (runtime/payload_budget.h). Unset: a quarter of the machine's
+  // memory. Verdicts are the same either way (only the order of runs changes).
+  std::optional<std::uint64_t> run_memory_bytes;
   std::vector<std::string> only;           // kernel ids TASK/NAME; empty = all
   mutators::SiteOptions sites;             // rule selection
   std::function<void(const std::string& line)> progress;

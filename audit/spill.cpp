@@ -1,5 +1,7 @@
 #include "audit/spill.h"
 
+#include "common/process.h"
+
 #include <ATen/ATen.h>
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -72,10 +74,6 @@ std::uint64_t PoolMemory::spilled_bytes() const {
   return spilled_;
 }
 
-std::uint64_t default_pool_memory_bytes() {
-  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-  if (pages <= 0 || page <= 0) return std::uint64_t(4) << 30;
-  return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page) / 4;
-}
+std::uint64_t default_pool_memory_bytes() { return quarter_of_machine_memory(); }
 
 }  // namespace kaudit::audit

@@ -269,4 +269,10 @@ void kill_process_tree(pid_t root) {
   kill(-root, SIGKILL);
 }
 
+std::uint64_t quarter_of_machine_memory() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page <= 0) return std::uint64_t(4) << 30;
+  return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page) / 4;
+}
+
 }  // namespace kaudit

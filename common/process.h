@@ -4,6 +4,7 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -45,5 +46,10 @@ std::vector<pid_t> child_processes(pid_t pid);
 // subreaper (PR_SET_CHILD_SUBREAPER; the kaudit worker is one) or to init, and is out of reach
 // of the latter. Does not reap `root`.
 void kill_process_tree(pid_t root);
+
+// A quarter of this machine's physical memory, or 4 GiB where it cannot be read: the default
+// share of each of an audit's two big holders of host memory, its pool (audit/spill.h) and the
+// requests in flight to its workers (runtime/payload_budget.h).
+std::uint64_t quarter_of_machine_memory();
 
 }  // namespace kaudit

@@ -32,6 +32,7 @@
 
 #include "runtime/cpu/emulator.h"
 #include "runtime/kernel_library.h"
+#include "runtime/payload_budget.h"
 
 namespace kaudit::runtime {
 
@@ -81,6 +82,9 @@ struct WorkerLimits {
   // the device. Timeouts are wall-clock.
   bool cuda = false;
   double gpu_memory_fraction = 0.5;
+  // Shared by an audit's runners: a request waits until its tensors fit beside those of the
+  // requests already in flight (runtime/payload_budget.h). Null: no bound.
+  std::shared_ptr<PayloadBudget> payload_budget;
 };
 
 // A request of another kind than a plain run (the worker's request handlers below), and what

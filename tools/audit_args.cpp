@@ -28,6 +28,9 @@ const char* const kAuditFlagsHelp =
     "  --pool-memory-gb G  memory for a task's pool inputs and references, 0 to 1048576 GB; over it they\n"
     "                   go to unlinked files in the cache, paged in as runs need them (default: a\n"
     "                   quarter of this machine's memory)\n"
+    "  --run-memory-gb G  memory the runs' inputs and references in flight to the workers may hold\n"
+    "                   at once, 0 to 1048576 GB; a run waits for room, one larger than G runs alone\n"
+    "                   (default: a quarter of this machine's memory)\n"
     "  --mutants DIR    audit the mutant set `kaudit mutate --out DIR` wrote instead of generating\n"
     "                   mutants (no Clang needed: how a GPU machine without Clang audits)\n"
     "  --preset P       run every spec, the gate's recipes and the patterns at the task shape preset P\n"
@@ -67,6 +70,8 @@ bool parse_audit_flag(const std::vector<std::string>& args, std::size_t& i, Audi
   else if (flag == "--gpu-memory-share") a.options.gpu_memory_share = parse_real_flag(flag, value(), 0.01, 0.95);
   else if (flag == "--pool-memory-gb")
     a.options.pool_memory_bytes = static_cast<std::uint64_t>(parse_real_flag(flag, value(), 0, 1048576) * double(1ull << 30));
+  else if (flag == "--run-memory-gb")
+    a.options.run_memory_bytes = static_cast<std::uint64_t>(parse_real_flag(flag, value(), 0, 1048576) * double(1ull << 30));
   else if (flag == "--cache") a.options.cache_dir = value();
   else if (flag == "--backend") a.cuda = parse_backend_flag(value());
   else if (flag == "--mutants") a.mutants = value();

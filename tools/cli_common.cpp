@@ -17,7 +17,7 @@ std::string shown(const std::string& text) {  // a bad value as the error shows 
 }
 std::string real_text(double v) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
+  std::snprintf(buf, sizeof buf, "%.15g", v);  // 1048576, not 1.04858e+06
   return buf;
 }
 }  // namespace

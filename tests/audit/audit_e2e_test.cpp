@@ -252,12 +252,14 @@ TEST(AuditCommand, SchemataGiveTheKillMatrixOfStandaloneBuilds) {
 }
 
 // A pool kept in files (--pool-memory-gb 0: every input and reference spilled, audit/spill.h) gives
-// the audit of a pool in memory, byte for byte, and leaves no file behind.
+// the audit of a pool in memory, byte for byte, and leaves no file behind; so does one whose runs
+// go one at a time (--run-memory-gb 0: each request waits until no other is in flight,
+// runtime/payload_budget.h).
 TEST(AuditCommand, APoolInFilesGivesTheAuditOfAPoolInMemory) {
   namespace fs = std::filesystem;
   const fs::path shared = KAUDIT_TEST_CACHE;
   std::map<std::string, std::string> matrix, summary_scores;
-  for (const std::string mode : {"memory", "files"}) {
+  for (const std::string mode : {"memory", "files", "files-one-run-at-a-time"}) {
     const fs::path cache = shared / ("audit_pool_" + mode + "_cache"), out = shared / ("audit_pool_" + mode + "_out");
     fresh_audit_cache(shared, cache);
     // Rules for a no-op, a dropped tail, a wrong result and a survivor: witness search, strict and
@@ -267,15 +269,16 @@ TEST(AuditCommand, APoolInFilesGivesTheAuditOfAPoolInMemory) {
                                      "--rule", "bound-loop-bound-minus-one", "--rule", "sem-drop-relu", "--rule",
                                      "hack-return-input", "--rule", "bound-loop-lt-to-le", "--cache", cache.string(),
                                      "--out", out.string()};
-    if (mode == "files") args.insert(args.end(), {"--pool-memory-gb", "0"});
+    if (mode != "memory") args.insert(args.end(), {"--pool-memory-gb", "0"});
+    if (mode == "files-one-run-at-a-time") args.insert(args.end(), {"--run-memory-gb", "0"});
     const auto r = kaudit::run_process(args, 1800);
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    EXPECT_EQ(r.err.find("GB in files") != std::string::npos, mode == "files") << r.err;
+    EXPECT_EQ(r.err.find("GB in files") != std::string::npos, mode != "memory") << r.err;
     std::ifstream in(out / "kill-matrix.jsonl");
     matrix[mode].assign(std::istreambuf_iterator<char>(in), {});
     const auto s = nlohmann::json::parse(std::ifstream(out / "summary.json"));
     summary_scores[mode] = s.at("oracles").dump();
-    if (mode == "files") {
+    if (mode != "memory") {
       EXPECT_TRUE(!fs::exists(cache / "spill") || fs::is_empty(cache / "spill"));
     }
     fs::remove_all(cache);
@@ -283,6 +286,8 @@ TEST(AuditCommand, APoolInFilesGivesTheAuditOfAPoolInMemory) {
   EXPECT_GT(matrix["memory"].size(), 500u);
   EXPECT_EQ(matrix["memory"], matrix["files"]);
   EXPECT_EQ(summary_scores["memory"], summary_scores["files"]);
+  EXPECT_EQ(matrix["memory"], matrix["files-one-run-at-a-time"]);
+  EXPECT_EQ(summary_scores["memory"], summary_scores["files-one-run-at-a-time"]);
 }
 
 // --preset moves every spec's trials at its preset, the gate's recipes and the patterns to the
@@ -484,6 +489,9 @@ TEST(AuditCommand, BadNumberFlagsAreUsageErrorsBeforeAnyWork) {
       {{"--witness-tol", "1"}, "--witness-tol takes a number"},
       {{"--gpu-memory-share", "1.5"}, "--gpu-memory-share takes a number from 0.01 to 0.95, not '1.5'"},
       {{"--gpu-memory-share", "0"}, "--gpu-memory-share takes a number"},
+      {{"--pool-memory-gb", "-1"}, "--pool-memory-gb takes a number"},
+      {{"--run-memory-gb", "-1"}, "--run-memory-gb takes a number from 0 to 1048576, not '-1'"},
+      {{"--run-memory-gb", "nan"}, "--run-memory-gb takes a number"},
   };
   for (const auto& [flags, words] : cases) {
     std::vector<std::string> cmd = {KAUDIT_EXE, "audit"};

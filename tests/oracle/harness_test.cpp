@@ -9,7 +9,8 @@
 //  - a missing barrier right after a global load shows (the next warp's load returns later),
 //    and one between two shared-memory statements after a barrier is benign (the warps advance
 //    together), where warp-major scheduling sees poison or a stale value;
-//  - the recording of a forward's allocations, which oracle mode replays.
+//  - the recording of a forward's allocations, which oracle mode replays;
+//  - a request's tensors given twice are sent once, and counted once against the bytes in flight.
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
@@ -262,6 +263,38 @@ torch::Tensor run(torch::Tensor x) {
   ASSERT_EQ(r.trials.size(), 1u);
   EXPECT_EQ(r.trials[0].status, runtime::Status::Timeout) << r.trials[0].message;
   EXPECT_EQ(harness_verdict(rq, r).cause, "timeout");
+}
+
+// At native shapes a request's tensors are GB: one given twice (here the input and the reference
+// of every trial, and the recorded contents) goes down the pipe once, and the audit's budget of
+// bytes in flight counts what is sent. The verdict is the one of the request without a budget.
+TEST(OracleMode, ATensorGivenTwiceIsSentOnceAndTheBudgetCountsWhatIsSent) {
+  const auto lib = build(R"(
+#include <torch/extension.h>
+torch::Tensor noop(torch::Tensor x) { return torch::empty_like(x); }
+)", "noop");
+  const at::Tensor x = at::rand({300});
+  const at::Tensor answer = x * 2;
+  ReferenceTrace trace;
+  trace.contents = {bytes(answer), bytes(answer)};
+  trace.events = {{true, 0, 1200, -1}, {true, 1, 1200, -1}, {false, 0, 1200, 0}};
+  trace.live = {{1, 1}};
+  runtime::WorkerLimits limits;
+  limits.memcheck = true;
+  limits.threads = 1;
+  limits.payload_budget = std::make_shared<runtime::PayloadBudget>(1 << 20);
+  runtime::IsolatedRunner budgeted(KAUDIT_EXE, limits);
+  const auto rq = request(lib, x, answer, trace, {}, 3);
+  const auto r = run_harness(budgeted, rq);
+  // x, answer and the two contents, 1,200 bytes each, for all three trials (15 uses).
+  EXPECT_EQ(limits.payload_budget->peak(), 4u * 1200u);
+  EXPECT_EQ(limits.payload_budget->in_flight(), 0u);
+  const auto v = harness_verdict(rq, r);
+  const auto unbounded = harness_verdict(rq, run_harness(runner(true), rq));
+  EXPECT_FALSE(v.killed) << v.cause << " " << v.detail;
+  EXPECT_EQ(v.killed, unbounded.killed);
+  ASSERT_EQ(r.trials.size(), 3u);
+  EXPECT_TRUE(r.trials[2].outputs[0].equal(answer));
 }
 
 TEST(OracleMode, TheRecordingHoldsEachAllocationAndWhatAFreedOneHeld) {

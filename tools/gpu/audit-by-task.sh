@@ -12,6 +12,8 @@
 # half the host's memory / PARALLEL (--pool-memory-gb), the rest in unlinked files in the cache's
 # folder: at kernelbench-v0, conv2d's, rmsnorm's and layernorm's pools are tens of GB each
 # (docs/calibration/h200-2026-12-03-v0b), so give those PARALLEL=1 or a cache on a large disk.
+# The requests in flight to its workers hold up to a quarter of the host's memory / PARALLEL
+# (--run-memory-gb); a run waits for room.
 # AUDIT_ARGS: more `kaudit audit` flags for every task, e.g. AUDIT_ARGS="--preset kernelbench-v0".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -21,7 +23,11 @@ start=$(date +%s)
 parallel=${PARALLEL:-1}
 jobs=$(( $(nproc) / parallel ))
 share=$(python3 -c "print(round(0.9 / $parallel, 4))")
-pool_gb=$(python3 -c "import os; print(round(os.sysconf('SC_PHYS_PAGES') * os.sysconf('SC_PAGE_SIZE') / 2**30 / 2 / $parallel, 1))")
+# The host's memory: HOST_MEMORY_GB where MemTotal understates it (a machine whose memory grows
+# as it is used: the device tool's KINDS.md), else MemTotal.
+host_gb=${HOST_MEMORY_GB:-$(python3 -c "import os; print(os.sysconf('SC_PHYS_PAGES') * os.sysconf('SC_PAGE_SIZE') / 2**30)")}
+pool_gb=$(python3 -c "print(round($host_gb / 2 / $parallel, 1))")
+run_gb=$(python3 -c "print(round($host_gb / 4 / $parallel, 1))")
 ((jobs < 1)) && jobs=1
 tasks=("$@")
 ((${#tasks[@]})) || mapfile -t tasks < <(python3 -c "import json,sys
@@ -35,7 +41,7 @@ audit_task() {
 print(' '.join('--kernel ' + json.loads(l)['kernel'] for l in open(sys.argv[1]) if json.loads(l)['kernel'] == sys.argv[2] or json.loads(l)['kernel'].startswith(sys.argv[2] + '/')))" "$set_dir/kernels.jsonl" "$t")
   # shellcheck disable=SC2086
   timeout "$left" build-gpu/tools/kaudit audit --backend cuda --mutants "$set_dir" $kernels --jobs "$jobs" \
-    --gpu-memory-share "$share" --pool-memory-gb "$pool_gb" ${AUDIT_ARGS:-} \
+    --gpu-memory-share "$share" --pool-memory-gb "$pool_gb" --run-memory-gb "$run_gb" ${AUDIT_ARGS:-} \
     --out "$out/$name" >"$out/$name.txt" 2>"$out/$name.err"
   echo "$t: exit $? after $(( $(date +%s) - start )) s"
   grep "done:\|exception" "$out/$name.err"
