@@ -61,6 +61,28 @@ HarnessRequest request(const std::filesystem::path& library, const at::Tensor& x
 
 at::Tensor bytes(const at::Tensor& t) { return t.contiguous().view(at::kByte).flatten().clone(); }
 
+// A no-op kernel (it never launches anything) and a reference trace whose forward computes its
+// answer into a temporary of the output's size, frees it, and returns another block holding the
+// same values (as `x * w` then `* 1` would).
+struct NoOpCase {
+  std::filesystem::path lib;
+  at::Tensor x, answer;
+  ReferenceTrace trace;
+};
+NoOpCase noop_over_a_freed_answer() {
+  NoOpCase c;
+  c.lib = build(R"(
+#include <torch/extension.h>
+torch::Tensor noop(torch::Tensor x) { return torch::empty_like(x); }
+)", "noop");
+  c.x = at::rand({300});
+  c.answer = c.x * 2;
+  c.trace.contents = {bytes(c.answer), bytes(c.answer)};
+  c.trace.events = {{true, 0, 1200, -1}, {true, 1, 1200, -1}, {false, 0, 1200, 0}};
+  c.trace.live = {{1, 1}};
+  return c;
+}
+
 runtime::RunResult run_witness_mode(const std::filesystem::path& library, const at::Tensor& x, bool memcheck) {
   runtime::RunRequest req;
   req.library = library;
@@ -69,18 +91,7 @@ runtime::RunResult run_witness_mode(const std::filesystem::path& library, const 
 }
 
 TEST(OracleMode, ANoOpPassesOnTheReferencesFreedBlockAndFailsWhenTheInputsAreCloned) {
-  const auto lib = build(R"(
-#include <torch/extension.h>
-torch::Tensor noop(torch::Tensor x) { return torch::empty_like(x); }  // never launches anything
-)", "noop");
-  const at::Tensor x = at::rand({300});
-  const at::Tensor answer = x * 2;
-  // The reference computes its answer into a temporary of the output's size, frees it, and
-  // returns another block holding the same values (as `x * w` then `* 1` would).
-  ReferenceTrace trace;
-  trace.contents = {bytes(answer), bytes(answer)};
-  trace.events = {{true, 0, 1200, -1}, {true, 1, 1200, -1}, {false, 0, 1200, 0}};
-  trace.live = {{1, 1}};
+  const auto [lib, x, answer, trace] = noop_over_a_freed_answer();
 
   const auto shared = run_harness(runner(true), request(lib, x, answer, trace, {}, 3));
   const auto v_shared = harness_verdict(request(lib, x, answer, trace, {}, 3), shared);
@@ -269,16 +280,7 @@ torch::Tensor run(torch::Tensor x) {
 // of every trial, and the recorded contents) goes down the pipe once, and the audit's budget of
 // bytes in flight counts what is sent. The verdict is the one of the request without a budget.
 TEST(OracleMode, ATensorGivenTwiceIsSentOnceAndTheBudgetCountsWhatIsSent) {
-  const auto lib = build(R"(
-#include <torch/extension.h>
-torch::Tensor noop(torch::Tensor x) { return torch::empty_like(x); }
-)", "noop");
-  const at::Tensor x = at::rand({300});
-  const at::Tensor answer = x * 2;
-  ReferenceTrace trace;
-  trace.contents = {bytes(answer), bytes(answer)};
-  trace.events = {{true, 0, 1200, -1}, {true, 1, 1200, -1}, {false, 0, 1200, 0}};
-  trace.live = {{1, 1}};
+  const auto [lib, x, answer, trace] = noop_over_a_freed_answer();
   runtime::WorkerLimits limits;
   limits.memcheck = true;
   limits.threads = 1;
