@@ -162,6 +162,7 @@ class RunnerPool {
         options.run_memory_bytes.value_or(runtime::default_payload_budget_bytes()));
     for (unsigned j = 0; j < jobs_of(options); ++j)
       runners_.push_back(std::make_unique<runtime::IsolatedRunner>(options.worker_exe, limits));
+    busy_.assign(runners_.size(), 0.0);
     // CUDA: this process compares each run's outputs on the threads below, as many at once as
     // there are workers; each thread's ATen work gets its share of the cores, as each worker does
     // (runtime/worker.cpp, serve_gpu_context). The CPU backend's threads keep ATen's default, as
@@ -174,27 +175,67 @@ class RunnerPool {
     std::atomic<std::size_t> slot{0};
     work_queue(n, static_cast<unsigned>(runners_.size()), [&](const auto& next) {
       if (aten_threads_ > 0) ::at::set_num_threads(aten_threads_);  // this thread's, under OpenMP
-      runtime::IsolatedRunner& runner = *runners_[slot++];
-      for (std::size_t i = 0; next(i);) fn(runner, i);
+      const std::size_t s = slot++;
+      runtime::IsolatedRunner& runner = *runners_[s];
+      for (std::size_t i = 0; next(i);) {
+        const auto from = std::chrono::steady_clock::now();
+        fn(runner, i);
+        busy_[s] += std::chrono::duration<double>(std::chrono::steady_clock::now() - from).count();
+      }
     });
   }
   // The budget of bytes in flight the workers share.
   const runtime::PayloadBudget& budget() const { return *budget_; }
-  // Workers started so far, and the seconds spent waiting for them.
-  std::pair<int, double> starts() const {
-    std::pair<int, double> s{0, 0.0};
-    for (const auto& r : runners_) {
-      s.first += r->starts();
-      s.second += r->start_seconds();
+  // Where the runners' time went so far (read between parallel_runs calls).
+  struct Times {
+    runtime::ExchangeTimes exchanges;
+    double busy = 0;  // inside the callers' work items, exchanges included
+    Times operator-(const Times& o) const { return {exchanges - o.exchanges, busy - o.busy}; }
+  };
+  Times times() const {
+    Times t;
+    for (std::size_t s = 0; s < runners_.size(); ++s) {
+      t.exchanges += runners_[s]->times();
+      t.busy += busy_[s];
     }
-    return s;
+    return t;
   }
 
  private:
   std::vector<std::unique_ptr<runtime::IsolatedRunner>> runners_;
+  std::vector<double> busy_;  // per runner slot: each is written by one thread at a time
   std::shared_ptr<runtime::PayloadBudget> budget_;
   int aten_threads_ = 0;
 };
+
+// The parts of the runners' busy time (RunnerPool::Times), named as summary.json names them
+// (AuditResult::runner_seconds).
+std::map<std::string, double> time_parts(const RunnerPool::Times& t) {
+  const runtime::ExchangeTimes& e = t.exchanges;
+  return {{"busy", t.busy},
+          {"waiting_for_workers", e.start},
+          {"waiting_for_memory", e.budget_wait},
+          {"sending", e.send},
+          {"in_workers", e.served},
+          {"device_copies", e.device_copies},
+          {"replies_back", std::max(0.0, e.reply - e.served)},
+          {"host", std::max(0.0, t.busy - e.start - e.budget_wait - e.send - e.reply)}};
+}
+
+// One line saying where a stage's runner time went: what to speed up at native shapes.
+std::string time_split(const std::string& what, const RunnerPool::Times& t) {
+  auto p = time_parts(t);
+  char copies[80] = "";
+  if (p["device_copies"] > 0)
+    std::snprintf(copies, sizeof copies, " (%.0f of it copying to and from the GPU)", p["device_copies"]);
+  char line[512];
+  std::snprintf(line, sizeof line,
+                "%s: runners busy %.0f s = %.0f waiting for workers + %.0f for memory + %.0f sending requests + %.0f in "
+                "the workers%s + %.0f replies coming back + %.0f on the host",
+                what.c_str(), p["busy"], p["waiting_for_workers"], p["waiting_for_memory"], p["sending"], p["in_workers"],
+                copies, p["replies_back"], p["host"]);
+  return line;
+}
 
 // A run that says nothing about the kernel: no worker could be started (the machine, not the
 // kernel). Results holding one are reported and never cached.
@@ -531,25 +572,39 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
     std::vector<Prepared> prepared(pool.size());
     PoolMemory memory(options.pool_memory_bytes.value_or(default_pool_memory_bytes()),
                       cache::prepare_dir(options.cache_dir, "spill"));
+    // Where the pool's time goes (said below): at native shapes it is minutes of host work.
+    double pool_seconds[5] = {0, 0, 0, 0, 0};  // inputs, references, recorded forwards, keeping, model loads
+    auto pool_clock = std::chrono::steady_clock::now();
+    const auto pool_lap = [&](int part) {
+      const auto now = std::chrono::steady_clock::now();
+      pool_seconds[part] += std::chrono::duration<double>(now - pool_clock).count();
+      pool_clock = now;
+    };
     for (std::size_t p = 0; p < pool.size(); ++p) {
       if (!pool[p].usable) continue;
       try {
         Prepared& pr = prepared[p];
+        pool_clock = std::chrono::steady_clock::now();
         pr.dims = oracle::dims_for(task, pool[p].recipe);
         pr.inputs = oracle::make_inputs(task, pool[p].recipe, pr.dims);
+        pool_lap(0);
         pr.reference = references.load(task, pr.dims);
+        pool_lap(4);
         pr.ref64 = pr.reference.forward(pr.inputs, at::kDouble);
         pr.ref32 = pr.reference.forward(pr.inputs, at::kFloat);
+        pool_lap(1);
         // A second forward of each, recorded: the first may allocate what only a first run does.
         if (replays_fp64[p]) {
           (void)oracle::trace_reference_forward(pr.reference, pr.inputs, at::kDouble, pr.trace64);
           pr.traced64 = true;
         }
         (void)oracle::trace_reference_forward(pr.reference, pr.inputs, at::kFloat, pr.trace32);
+        pool_lap(2);
         for (auto* list : {&pr.inputs, &pr.trace64.contents, &pr.trace32.contents})
           for (at::Tensor& t : *list) t = memory.keep(t);
         share_with_trace(pr.ref64, pr.trace64, memory);
         share_with_trace(pr.ref32, pr.trace32, memory);
+        pool_lap(3);
       } catch (const SpillError& e) {
         // Not the input's fault (a full disk): leaving it out of the pool would change the
         // witnesses. The audit stops; what it finished is cached.
@@ -564,6 +619,15 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
       std::snprintf(line, sizeof line, "pool: %s: %.2f GB of inputs and references in memory, %.2f GB in files (--pool-memory-gb)",
                     task.name.c_str(), double(memory.in_memory_bytes()) / double(1ull << 30),
                     double(memory.spilled_bytes()) / double(1ull << 30));
+      say(line);
+    }
+    {
+      char line[300];
+      std::snprintf(line, sizeof line,
+                    "pool: %s: %zu inputs: %.0f s making inputs, %.0f s loading the model, %.0f s float64 and float32 "
+                    "references, %.0f s recorded forwards, %.0f s keeping them (memory or files)",
+                    task.name.c_str(), pool.size(), pool_seconds[0], pool_seconds[4], pool_seconds[1], pool_seconds[2],
+                    pool_seconds[3]);
       say(line);
     }
     const std::string context = context_digest(pool, options, backend);
@@ -618,6 +682,7 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
       say("legality: " + task.name + " (" + std::to_string(correct.size()) + " correct kernels and neutral variants x " +
           std::to_string(pool.size()) + " inputs)");
       build_members();
+      const RunnerPool::Times legality_before = runners.times();
       // Per (member, input): why the member fails the witness tolerance (empty: it passes).
       std::vector<std::string> why(correct.size() * pool.size());
       std::vector<std::string> illegal(pool.size());
@@ -660,6 +725,7 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
         std::lock_guard lock(mu);
         ++out.runs;
       });
+      say(time_split("legality: " + task.name, runners.times() - legality_before));
       // Admission: corpus kernels always; a neutral variant when it passes the sanity inputs.
       for (std::size_t m = 0; m < correct.size(); ++m) {
         CorrectMember cm{correct[m].id, correct[m].neutral ? "neutral" : "kernel", true, ""};
@@ -703,6 +769,7 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
     std::vector<const Member*> admitted;
     for (std::size_t m = 0; m < correct.size(); ++m)
       if (tp.correct_set[m + 1].admitted) admitted.push_back(&correct[m]);
+    const RunnerPool::Times false_kills_before = runners.times();
     for (std::size_t o = 0; o < options.oracles.size(); ++o) {
       const oracle::OracleSpec& spec = options.oracles[o];
       std::vector<std::string> parts = member_parts;
@@ -764,68 +831,90 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
     }
     // Oracle mode's false kills: each admitted member through each oracle's harness, all of its
     // trials in one run (up to the first it fails), as the checker would run it. Cached per oracle.
+    // The harness runs of every oracle not cached go in one pass, (oracle, member) pairs spread
+    // over all the runners: one pass per oracle kept most runners idle (a task has a few members).
+    struct OracleFalseKills {
+      std::string key;
+      bool cached = false;
+      std::vector<std::pair<std::size_t, std::string>> trials;  // usable pool inputs, trial names
+      std::vector<FalseKill> fks;
+    };
+    std::vector<OracleFalseKills> oracle_fks(options.oracles.size());
+    std::vector<std::pair<std::size_t, std::size_t>> harness_runs;  // (oracle, index in `admitted`)
     for (std::size_t o = 0; o < options.oracles.size(); ++o) {
       const oracle::OracleSpec& spec = options.oracles[o];
+      OracleFalseKills& of = oracle_fks[o];
       std::vector<std::string> parts = member_parts;
       parts.push_back("false-kills-oracle-mode");
       parts.push_back(kOracleModelVersion);
       parts.push_back(oracle::spec_to_json(spec).dump());
       for (const auto& cm : tp.correct_set) parts.push_back(cm.id + (cm.admitted ? "+" : "-"));
-      const std::string key = cache_key(context, parts);
-      std::vector<FalseKill> fks;
-      if (!cached_false_kills(audit_cache, key, spec.name, task.name, fks)) {
-        std::vector<std::pair<std::size_t, std::string>> trials;
-        for (const auto& t : oracle_trials[o])
-          if (pool[t.first].usable) trials.push_back(t);
-        for (const auto& [p, trial] : trials) {
-          const auto c = oracle::apply_comparator(spec.comparator, prepared[p].ref32, oracle_reference(spec, prepared[p]));
-          if (!c.ok) fks.push_back({spec.name, "reference-fp32", task.name, trial, c.to_string()});
-        }
-        if (!admitted.empty() && !trials.empty()) {
-          build_members();
-          runners.parallel_runs(admitted.size(), [&](runtime::IsolatedRunner& runner, std::size_t i) {
-            const Member& member = *admitted[i];
-            const auto& build = member_builds[static_cast<std::size_t>(&member - correct.data())];
-            std::string why, trial = trials[0].second;
-            std::size_t runs = 0;
-            if (!build.ok) {
-              why = "does not build";
-            } else {
-              std::vector<oracle::PreparedTrial> prepared_trials;
-              for (const auto& [p, name] : trials)
-                prepared_trials.push_back(harness_trial(prepared[p], spec.reference == oracle::ReferencePrecision::Fp64,
-                                                        oracle_reference(spec, prepared[p])));
-              const oracle::HarnessRequest rq = oracle::make_harness_request(spec.harness, spec.comparator, task,
-                                                                             *member.kernel, build.library, 0, prepared_trials);
-              const oracle::HarnessResult hr = oracle::run_harness(runner, rq);
-              runs = hr.trials.size();
-              if (hr.infrastructure_failure) {
-                std::lock_guard lock(mu);
-                infra_failures.push_back(task.name + " false kills of " + spec.name + ", " + member.id + ": " +
-                                         hr.trials.back().message);
-                return;
-              }
-              const oracle::HarnessVerdict v = oracle::harness_verdict(rq, hr);
-              if (v.killed) {
-                why = v.cause + ": " + v.detail;
-                trial = trials[static_cast<std::size_t>(v.trial)].second;
-              }
-            }
+      of.key = cache_key(context, parts);
+      of.cached = cached_false_kills(audit_cache, of.key, spec.name, task.name, of.fks);
+      if (of.cached) continue;
+      for (const auto& t : oracle_trials[o])
+        if (pool[t.first].usable) of.trials.push_back(t);
+      for (const auto& [p, trial] : of.trials) {
+        const auto c = oracle::apply_comparator(spec.comparator, prepared[p].ref32, oracle_reference(spec, prepared[p]));
+        if (!c.ok) of.fks.push_back({spec.name, "reference-fp32", task.name, trial, c.to_string()});
+      }
+      if (!of.trials.empty())
+        for (std::size_t i = 0; i < admitted.size(); ++i) harness_runs.emplace_back(o, i);
+    }
+    if (!harness_runs.empty()) {
+      build_members();
+      runners.parallel_runs(harness_runs.size(), [&](runtime::IsolatedRunner& runner, std::size_t h) {
+        const auto [o, i] = harness_runs[h];
+        const oracle::OracleSpec& spec = options.oracles[o];
+        OracleFalseKills& of = oracle_fks[o];
+        const auto& trials = of.trials;
+        const Member& member = *admitted[i];
+        const auto& build = member_builds[static_cast<std::size_t>(&member - correct.data())];
+        std::string why, trial = trials[0].second;
+        std::size_t runs = 0;
+        if (!build.ok) {
+          why = "does not build";
+        } else {
+          std::vector<oracle::PreparedTrial> prepared_trials;
+          for (const auto& [p, name] : trials)
+            prepared_trials.push_back(harness_trial(prepared[p], spec.reference == oracle::ReferencePrecision::Fp64,
+                                                    oracle_reference(spec, prepared[p])));
+          const oracle::HarnessRequest rq = oracle::make_harness_request(spec.harness, spec.comparator, task,
+                                                                         *member.kernel, build.library, 0, prepared_trials);
+          const oracle::HarnessResult hr = oracle::run_harness(runner, rq);
+          runs = hr.trials.size();
+          if (hr.infrastructure_failure) {
             std::lock_guard lock(mu);
-            out.runs += runs;
-            if (!why.empty()) fks.push_back({spec.name, member.id, task.name, trial, why});
-          });
+            infra_failures.push_back(task.name + " false kills of " + spec.name + ", " + member.id + ": " +
+                                     hr.trials.back().message);
+            return;
+          }
+          const oracle::HarnessVerdict v = oracle::harness_verdict(rq, hr);
+          if (v.killed) {
+            why = v.cause + ": " + v.detail;
+            trial = trials[static_cast<std::size_t>(v.trial)].second;
+          }
         }
-        std::sort(fks.begin(), fks.end(), [](const FalseKill& a, const FalseKill& b) {
+        std::lock_guard lock(mu);
+        out.runs += runs;
+        if (!why.empty()) of.fks.push_back({spec.name, member.id, task.name, trial, why});
+      });
+    }
+    for (OracleFalseKills& of : oracle_fks) {
+      if (!of.cached) {
+        std::sort(of.fks.begin(), of.fks.end(), [](const FalseKill& a, const FalseKill& b) {
           return std::tie(a.member, a.trial) < std::tie(b.member, b.trial);
         });
         json c = {{"false_kills", json::array()}};
-        for (const auto& f : fks) c["false_kills"].push_back({{"member", f.member}, {"trial", f.trial}, {"detail", f.detail}});
-        if (infra_failures.empty()) cache_write(audit_cache, key, c);
+        for (const auto& f : of.fks)
+          c["false_kills"].push_back({{"member", f.member}, {"trial", f.trial}, {"detail", f.detail}});
+        if (infra_failures.empty()) cache_write(audit_cache, of.key, c);
       }
-      out.false_kills.insert(out.false_kills.end(), fks.begin(), fks.end());
+      out.false_kills.insert(out.false_kills.end(), of.fks.begin(), of.fks.end());
     }
 
+    if (const RunnerPool::Times spent = runners.times() - false_kills_before; spent.exchanges.exchanges > 0)
+      say(time_split("false kills: " + task.name, spent));
     lap("false kills");
     // 4-5. Kill-matrix rows and oracle verdicts, cached per mutant: one file per kernel for the
     // rows (the witness search; full rows on request) and one per kernel and oracle for the
@@ -1081,7 +1170,7 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
           std::lock_guard lock(mu);
           if (exceptions++ == 0) first_exception = message.substr(0, 300);
         };
-        const auto starts_before = runners.starts();
+        const RunnerPool::Times times_before = runners.times();
         const std::uint64_t waits_before = runners.budget().waits();
         // A line a minute while the mutants run: at native shapes a kernel takes minutes, and a
         // run cut off by a time limit should still say how far it got.
@@ -1230,13 +1319,14 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
                 " mutants done, " + std::to_string(out.runs - runs_before) + " runs");
           }
         });
-        const auto starts_after = runners.starts();
+        const RunnerPool::Times spent = runners.times() - times_before;
         char line[200];
         std::snprintf(line, sizeof line, "audit: %s done: %zu runs in %.0f s, %d workers started (%.0f s waiting for them)",
                       kernel->id().c_str(), out.runs - runs_before,
                       std::chrono::duration<double>(std::chrono::steady_clock::now() - kernel_start).count(),
-                      starts_after.first - starts_before.first, starts_after.second - starts_before.second);
+                      spent.exchanges.starts, spent.exchanges.start);
         say(line);
+        say(time_split("audit: " + kernel->id(), spent));
         if (const std::uint64_t waits = runners.budget().waits() - waits_before; waits > 0) {
           std::snprintf(line, sizeof line,
                         "audit: %s: %llu runs waited for memory (at most %.2f GB in flight to workers; --run-memory-gb)",
@@ -1317,7 +1407,10 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
   for (const auto& f : out.pipeline.parse_failures) out.problems.push_back(f.kernel + ": does not parse");
   for (const auto& f : out.pipeline.compile_failures) out.problems.push_back(f.kernel + ": NVRTC rejects the original");
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::tie(out.worker_starts, out.worker_start_seconds) = runners.starts();
+  const RunnerPool::Times total = runners.times();
+  out.worker_starts = total.exchanges.starts;
+  out.worker_start_seconds = total.exchanges.start;
+  out.runner_seconds = time_parts(total);
   return out;
 }
 

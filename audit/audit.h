@@ -175,6 +175,10 @@ struct AuditResult {
   std::size_t runs = 0, cached_kernels = 0;
   int worker_starts = 0;               // isolated workers started (a CUDA worker after every crash)
   double worker_start_seconds = 0;     // waiting for them to be ready, summed over workers
+  // Where the runners' time went, summed over runners (disjoint parts of "busy": runtime/worker.h,
+  // ExchangeTimes): "busy", "waiting_for_workers", "waiting_for_memory", "sending", "in_workers"
+  // (of which "device_copies"), "replies_back", "host" (the rest: comparisons, requests built).
+  std::map<std::string, double> runner_seconds;
   double seconds = 0;
   std::string backend;                 // "cpu", or "cuda, <GPU>" (audit/backend.h)
   std::map<std::string, double> stage_seconds;  // wall time per stage, summed over tasks

@@ -96,6 +96,10 @@ bool send_message(int fd, json header, const std::vector<at::Tensor>& tensors) {
   return true;
 }
 
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
 // Reads one message; on the parent side `deadline` bounds the wait (worker hangs).
 enum class ReadResult { Ok, Eof, Timeout, Bad };
 struct Reader {
@@ -448,6 +452,7 @@ int serve_gpu_context(int in_fd, int out_fd, const std::string& nonce, const Wor
     const ReadResult r = requests.read_message(req, tensors);
     if (r == ReadResult::Eof) return 0;
     if (r != ReadResult::Ok) return 3;
+    const auto served_from = std::chrono::steady_clock::now();
     const std::string library_path = req.value("library", std::string());
     json reply;
     bool context_lost = false;
@@ -499,6 +504,7 @@ int serve_gpu_context(int in_fd, int out_fd, const std::string& nonce, const Wor
     }
     reply["seq"] = req.value("seq", std::uint64_t{0});
     reply["nonce"] = nonce;
+    reply["served_seconds"] = seconds_since(served_from);
     if (context_lost) reply["worker_ends"] = true;  // the runner starts the next run on a fresh worker
     if (!send_message(out_fd, reply, outputs)) return 4;
     if (context_lost) return kContextLostExitCode;
@@ -628,6 +634,7 @@ int worker_main(const WorkerLimits& limits, const std::map<std::string, RequestH
     const ReadResult r = requests.read_message(req, tensors);
     if (r == ReadResult::Eof) return 0;
     if (r != ReadResult::Ok) return 3;
+    const auto served_from = std::chrono::steady_clock::now();
     const std::uint64_t seq = req.value("seq", std::uint64_t{0});
     const std::string library_path = req.value("library", std::string());
     static const LibraryCopies::Copy kNoLibrary{-1, "the request names no kernel library"};
@@ -693,6 +700,7 @@ int worker_main(const WorkerLimits& limits, const std::map<std::string, RequestH
     }
     reply["seq"] = seq;
     reply["nonce"] = nonce;
+    reply["served_seconds"] = seconds_since(served_from);
     if (!send_message(out_fd, reply, outputs)) return 4;
   }
 }
@@ -723,6 +731,31 @@ std::string random_nonce() {
   return s;
 }
 }  // namespace
+
+ExchangeTimes& ExchangeTimes::operator+=(const ExchangeTimes& o) {
+  exchanges += o.exchanges;
+  starts += o.starts;
+  start += o.start;
+  budget_wait += o.budget_wait;
+  send += o.send;
+  reply += o.reply;
+  served += o.served;
+  device_copies += o.device_copies;
+  return *this;
+}
+
+ExchangeTimes ExchangeTimes::operator-(const ExchangeTimes& o) const {
+  ExchangeTimes d = *this;
+  d.exchanges -= o.exchanges;
+  d.starts -= o.starts;
+  d.start -= o.start;
+  d.budget_wait -= o.budget_wait;
+  d.send -= o.send;
+  d.reply -= o.reply;
+  d.served -= o.served;
+  d.device_copies -= o.device_copies;
+  return d;
+}
 
 IsolatedRunner::IsolatedRunner(std::filesystem::path worker_exe, WorkerLimits limits)
     : exe_(std::move(worker_exe)), limits_(limits) {
@@ -807,7 +840,7 @@ bool IsolatedRunner::await_ready(std::string& error) {
   Reader reader{from_worker_, worker_err_, &stderr_tail_,
                 std::chrono::steady_clock::now() + std::chrono::seconds(kStartupSeconds)};
   const auto started = std::chrono::steady_clock::now();
-  ++starts_;
+  ++times_.starts;
   json hello;
   std::vector<at::Tensor> none;
   if (reader.read_message(hello, none) != ReadResult::Ok || !hello.value("ready", false) ||
@@ -817,7 +850,7 @@ bool IsolatedRunner::await_ready(std::string& error) {
     stop();
     return false;
   }
-  start_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  times_.start += seconds_since(started);
   return true;
 }
 
@@ -961,9 +994,14 @@ bool IsolatedRunner::exchange_once(const json& req, const std::vector<at::Tensor
   message["seq"] = ++seq_;
   message["runs"] = runs;  // the run's CPU backstop in the sandbox covers all of them
   RunResult death;
-  if (!send_message(to_worker_, message, tensors)) {
+  const auto send_from = std::chrono::steady_clock::now();
+  const bool sent = send_message(to_worker_, message, tensors);
+  times_.send += seconds_since(send_from);
+  ++times_.exchanges;
+  if (!sent) {
     death = collect_death(death, false);
   } else {
+    const auto reply_from = std::chrono::steady_clock::now();
     Reader reader{from_worker_, worker_err_, &stderr_tail_,
                   std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                                          std::chrono::duration<double>(wall_limit_seconds(runs)))};
@@ -977,6 +1015,16 @@ bool IsolatedRunner::exchange_once(const json& req, const std::vector<at::Tensor
       resp = json();  // a stale reply: skip it
       outputs.clear();
       r = reader.read_message(resp, outputs);
+    }
+    times_.reply += seconds_since(reply_from);
+    if (r == ReadResult::Ok) {
+      // The worker's own account (kernel code could write anything here: only a statistic).
+      const auto number = [&](const char* key) {
+        const auto it = resp.find(key);
+        return it != resp.end() && it->is_number() ? std::max(0.0, it->get<double>()) : 0.0;
+      };
+      times_.served += number("served_seconds");
+      times_.device_copies += number("copy_seconds");
     }
     if (r == ReadResult::Ok) {
       if (std::string left = leftover_processes(); !left.empty()) {
@@ -1016,7 +1064,9 @@ Exchange IsolatedRunner::exchange(json req, const std::vector<at::Tensor>& tenso
   if (limits_.payload_budget) {
     std::uint64_t bytes = 0;
     for (const auto& t : tensors) bytes += t.nbytes();
+    const auto wait_from = std::chrono::steady_clock::now();
     ticket = limits_.payload_budget->acquire(bytes);
+    times_.budget_wait += seconds_since(wait_from);
   }
   // A protocol violation cannot be pinned on this request's kernel at once: a process or thread
   // an earlier kernel left behind may have written it. The worker is killed (its whole tree) and

@@ -87,6 +87,22 @@ struct WorkerLimits {
   std::shared_ptr<PayloadBudget> payload_budget;
 };
 
+// Where a runner's time went, summed over its exchanges (IsolatedRunner::times): the parts are
+// disjoint, so what a caller spends around its exchanges (its own work on the host) is the rest.
+// Measured, not modelled: what makes the speed of an audit at native shapes explainable.
+struct ExchangeTimes {
+  std::uint64_t exchanges = 0;
+  int starts = 0;             // workers (and CUDA contexts after a crash) started
+  double start = 0;           // waiting for them to say ready
+  double budget_wait = 0;     // waiting for room in the payload budget (WorkerLimits::payload_budget)
+  double send = 0;            // writing requests into the worker's pipe
+  double reply = 0;           // from the request written to its reply read in full, of which:
+  double served = 0;          //   the worker's own time on it, as it reports (request read -> reply ready)
+  double device_copies = 0;   //   of that, a CUDA worker's copies to and from the device
+  ExchangeTimes& operator+=(const ExchangeTimes& o);
+  ExchangeTimes operator-(const ExchangeTimes& o) const;
+};
+
 // A request of another kind than a plain run (the worker's request handlers below), and what
 // came back: the reply's header and tensors, or the status of a worker that died or hung
 // (`status` is then Crash, OutOfBounds or Timeout and `reply` is empty).
@@ -117,8 +133,9 @@ class IsolatedRunner {
   int violations() const { return violations_; }
   // Workers (and CUDA contexts after a crash) started, and the seconds spent waiting for them to
   // be ready: what restarts cost an audit on the GPU.
-  int starts() const { return starts_; }
-  double start_seconds() const { return start_seconds_; }
+  int starts() const { return times_.starts; }
+  double start_seconds() const { return times_.start; }
+  const ExchangeTimes& times() const { return times_; }
   pid_t worker_pid() const { return pid_; }
 
  private:
@@ -148,8 +165,7 @@ class IsolatedRunner {
   std::uint64_t seq_ = 0;  // of the last request; replies echo it
   std::string nonce_;      // this worker's, chosen at spawn; replies echo it
   int violations_ = 0;
-  int starts_ = 0;
-  double start_seconds_ = 0;
+  ExchangeTimes times_;
   bool awaiting_context_ = false;  // the last reply said "worker_ends" (a CUDA context broke)
 };
 

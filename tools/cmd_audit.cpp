@@ -235,7 +235,7 @@ nlohmann::json summary_json(const audit::AuditResult& r, const std::vector<oracl
   j["runs"] = r.runs;
   j["seconds"] = r.seconds;
   j["stage_seconds"] = r.stage_seconds;
-  j["workers"] = {{"started", r.worker_starts}, {"start_seconds", r.worker_start_seconds}};
+  j["workers"] = {{"started", r.worker_starts}, {"start_seconds", r.worker_start_seconds}, {"runner_seconds", r.runner_seconds}};
   return j;
 }
 
