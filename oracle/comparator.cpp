@@ -30,12 +30,7 @@ CompareResult apply_comparator(const Comparator& c, const std::vector<at::Tensor
     }
     double atol = c.atol, rtol = c.rtol;
     if (c.kind == ComparatorKind::Absolute) rtol = 0;
-    if (c.kind == ComparatorKind::MagnitudeScaled && ref[i].numel() > 0) {
-      const at::Tensor r64 = ref[i].to(at::kDouble);
-      const at::Tensor finite = r64.isfinite();
-      const double mx = finite.any().item<bool>() ? r64.masked_select(finite).abs().max().item<double>() : 0.0;
-      atol *= std::max(1.0, mx);
-    }
+    if (c.kind == ComparatorKind::MagnitudeScaled && ref[i].numel() > 0) atol *= std::max(1.0, max_abs_finite(ref[i]));
     last = compare_allclose(out[i], ref[i].to(out[i].scalar_type()), rtol, atol, c.equal_nan);
     last.output = (int)i;
     if (!last.ok) return last;

@@ -2,8 +2,11 @@
 
 #include <ATen/ATen.h>
 #include <ATen/ExpandUtils.h>
+#include <ATen/Parallel.h>
 
+#include <algorithm>
 #include <cmath>
+#include <type_traits>
 #include <limits>
 #include <sstream>
 #include <stdexcept>
@@ -47,6 +50,64 @@ struct Worst {
   }
 };
 
+// The element passes below run over fixed chunks, each on a thread of ATen's pool, and merge in
+// chunk order: mismatch counts add, a maximum is exact, and the worst element is the first of the
+// largest excess within a chunk and, merged with a strict `>`, across chunks; so the result is the
+// serial loop's to the bit, on any number of threads. They read each tensor in its own dtype and
+// widen element by element (static_cast, as .to(kDouble) does): at native shapes the double copies
+// the comparison used to make cost more than the comparison (hundreds of MB per tensor, per run).
+constexpr int64_t kChunk = int64_t(1) << 18;
+
+struct ChunkResult {
+  Worst worst;
+  int64_t mismatches = 0;
+};
+
+// fn(begin, end, ChunkResult&) for each chunk; the merged result.
+template <class Fn>
+ChunkResult over_chunks(int64_t n, Fn fn) {
+  const int64_t chunks = (n + kChunk - 1) / kChunk;
+  std::vector<ChunkResult> parts(static_cast<std::size_t>(chunks));
+  at::parallel_for(0, chunks, 1, [&](int64_t b, int64_t e) {
+    for (int64_t c = b; c < e; ++c) fn(c * kChunk, std::min(n, (c + 1) * kChunk), parts[static_cast<std::size_t>(c)]);
+  });
+  ChunkResult all;
+  for (const ChunkResult& part : parts) {
+    all.mismatches += part.mismatches;
+    const Worst& w = part.worst;
+    if (w.index >= 0 && (all.worst.index < 0 || w.excess > all.worst.excess)) all.worst = w;
+  }
+  return all;
+}
+
+// f(const T* data) on a contiguous CPU tensor's elements, T its own C++ type for the dtypes a
+// kernel returns; any other (non-complex) dtype is widened to double first.
+template <class F>
+void with_elements(const at::Tensor& t, F&& f) {
+  const at::Tensor c = t.to(at::kCPU).contiguous();
+  switch (c.scalar_type()) {
+    case at::kFloat: return f(c.data_ptr<float>());
+    case at::kDouble: return f(c.data_ptr<double>());
+    case at::kHalf: return f(c.data_ptr<at::Half>());
+    case at::kBFloat16: return f(c.data_ptr<at::BFloat16>());
+    case at::kLong: return f(c.data_ptr<int64_t>());
+    case at::kInt: return f(c.data_ptr<int32_t>());
+    case at::kBool: return f(c.data_ptr<bool>());
+    default: {
+      const at::Tensor d = as_double(c);
+      return f(d.data_ptr<double>());
+    }
+  }
+}
+
+template <class T>
+double widen(T v) {
+  if constexpr (std::is_same_v<T, bool>)
+    return v ? 1.0 : 0.0;
+  else
+    return static_cast<double>(static_cast<std::conditional_t<std::is_arithmetic_v<T>, T, float>>(v));
+}
+
 void fill(CompareResult& r, const Worst& w) {
   r.worst_index = w.index;
   r.got = w.got;
@@ -82,6 +143,27 @@ std::string CompareResult::to_string() const {
   return (output ? "output " + std::to_string(output) + ": " : std::string()) + reason;
 }
 
+double max_abs_finite(const at::Tensor& t) {
+  const int64_t n = t.numel();
+  const int64_t chunks = (n + kChunk - 1) / kChunk;
+  std::vector<double> parts(static_cast<std::size_t>(chunks), 0.0);
+  with_elements(t, [&](const auto* p) {
+    at::parallel_for(0, chunks, 1, [&](int64_t b, int64_t e) {
+      for (int64_t c = b; c < e; ++c) {
+        double m = 0;
+        for (int64_t i = c * kChunk, end = std::min(n, (c + 1) * kChunk); i < end; ++i) {
+          const double v = widen(p[i]);
+          if (std::isfinite(v)) m = std::max(m, std::fabs(v));
+        }
+        parts[static_cast<std::size_t>(c)] = m;
+      }
+    });
+  });
+  double m = 0;
+  for (double v : parts) m = std::max(m, v);
+  return m;
+}
+
 CompareResult compare_allclose(const at::Tensor& out, const at::Tensor& ref, double rtol,
                                double atol, bool equal_nan) {
   if (!(rtol >= 0) || !(atol >= 0))
@@ -108,26 +190,31 @@ CompareResult compare_allclose(const at::Tensor& out, const at::Tensor& ref, dou
                shape_str(ref.sizes()) + " (cannot broadcast)";
     return r;
   }
-  at::Tensor o = as_double(out.expand(shape));
-  at::Tensor e = as_double(ref.expand(shape));
-  const double* po = o.data_ptr<double>();
-  const double* pe = e.data_ptr<double>();
+  const at::Tensor o = out.sizes() == at::IntArrayRef(shape) ? out : out.expand(shape);
+  const at::Tensor e = ref.sizes() == at::IntArrayRef(shape) ? ref : ref.expand(shape);
   const int64_t n = o.numel();
   r.elements = n;
-  Worst w;
-  for (int64_t i = 0; i < n; ++i) {
-    const double a = po[i], b = pe[i];
-    const double err = std::fabs(a - b);
-    const double allowed = atol + rtol * std::fabs(b);
-    // Same structure as at::isclose: equality (covers equal infinities), then NaN == NaN when
-    // asked, then a finite error within the allowance.
-    bool close = a == b;
-    if (!close && equal_nan && std::isnan(a) && std::isnan(b)) close = true;
-    if (!close) close = std::isfinite(err) && err <= allowed;
-    if (!close) ++r.mismatches;
-    if (!(equal_nan && std::isnan(a) && std::isnan(b))) w.consider(i, a, b, err, allowed, close);
-  }
-  fill(r, w);
+  ChunkResult all;
+  with_elements(o, [&](const auto* po) {
+    with_elements(e, [&](const auto* pe) {
+      all = over_chunks(n, [&](int64_t begin, int64_t end, ChunkResult& part) {
+        for (int64_t i = begin; i < end; ++i) {
+          const double a = widen(po[i]), b = widen(pe[i]);
+          const double err = std::fabs(a - b);
+          const double allowed = atol + rtol * std::fabs(b);
+          // Same structure as at::isclose: equality (covers equal infinities), then NaN == NaN when
+          // asked, then a finite error within the allowance.
+          bool close = a == b;
+          if (!close && equal_nan && std::isnan(a) && std::isnan(b)) close = true;
+          if (!close) close = std::isfinite(err) && err <= allowed;
+          if (!close) ++part.mismatches;
+          if (!(equal_nan && std::isnan(a) && std::isnan(b))) part.worst.consider(i, a, b, err, allowed, close);
+        }
+      });
+    });
+  });
+  r.mismatches = all.mismatches;
+  fill(r, all.worst);
   r.ok = r.mismatches == 0;
   if (!r.ok) r.reason = mismatch_reason(r);
   return r;
@@ -199,33 +286,33 @@ CompareResult compare_gate(const at::Tensor& out, const at::Tensor& ref64, doubl
     return r;
   }
 
-  at::Tensor o = as_double(out), e = as_double(ref64);
-  const double* po = o.data_ptr<double>();
-  const double* pe = e.data_ptr<double>();
-  const int64_t n = o.numel();
+  const int64_t n = out.numel();
   r.elements = n;
-  double max_ref = 0;
-  for (int64_t i = 0; i < n; ++i)
-    if (std::isfinite(pe[i])) max_ref = std::max(max_ref, std::fabs(pe[i]));
-  const double floor = atol_scaled * max_ref;
-
-  Worst w;
-  for (int64_t i = 0; i < n; ++i) {
-    const double a = po[i], b = pe[i];
-    bool close;
-    double err, allowed = rtol * std::fabs(b) + floor;
-    if (!std::isfinite(b) || !std::isfinite(a)) {
-      // NaN must meet NaN and an infinity the same infinity, nothing else.
-      close = (std::isnan(a) && std::isnan(b)) || (!std::isnan(a) && a == b);
-      err = close ? 0 : kInf;
-    } else {
-      err = std::fabs(a - b);
-      close = err <= allowed;
-    }
-    if (!close) ++r.mismatches;
-    w.consider(i, a, b, err, allowed, close);
-  }
-  fill(r, w);
+  const double floor = atol_scaled * max_abs_finite(ref64);
+  ChunkResult all;
+  with_elements(out, [&](const auto* po) {
+    with_elements(ref64, [&](const auto* pe) {
+      all = over_chunks(n, [&](int64_t begin, int64_t end, ChunkResult& part) {
+        for (int64_t i = begin; i < end; ++i) {
+          const double a = widen(po[i]), b = widen(pe[i]);
+          bool close;
+          double err, allowed = rtol * std::fabs(b) + floor;
+          if (!std::isfinite(b) || !std::isfinite(a)) {
+            // NaN must meet NaN and an infinity the same infinity, nothing else.
+            close = (std::isnan(a) && std::isnan(b)) || (!std::isnan(a) && a == b);
+            err = close ? 0 : kInf;
+          } else {
+            err = std::fabs(a - b);
+            close = err <= allowed;
+          }
+          if (!close) ++part.mismatches;
+          part.worst.consider(i, a, b, err, allowed, close);
+        }
+      });
+    });
+  });
+  r.mismatches = all.mismatches;
+  fill(r, all.worst);
   r.ok = r.mismatches == 0;
   if (!r.ok) r.reason = mismatch_reason(r);
   return r;

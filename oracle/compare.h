@@ -6,7 +6,8 @@
 //  - compare_gate: the corpus verification gate, judged against the float64 reference with an
 //    absolute tolerance scaled by the output's magnitude, so a large-magnitude recipe does not
 //    turn legitimate rounding into a failure and a tiny one does not hide real errors.
-// Both work in double on the CPU (tensors elsewhere are copied).
+// Both work in double on the CPU (tensors elsewhere are copied), element by element, in parallel
+// chunks whose results merge to the serial loop's exactly.
 #pragma once
 
 #include <cstdint>
@@ -45,6 +46,10 @@ struct CompareResult {
 // |out - ref| lies within one rounding of the bound.
 CompareResult compare_allclose(const at::Tensor& out, const at::Tensor& ref, double rtol,
                                double atol, bool equal_nan = false);
+
+// The largest |x| over the finite elements of `t` (0 when there is none), as
+// t.to(kDouble).masked_select(isfinite).abs().max() would say, without the copies.
+double max_abs_finite(const at::Tensor& t);
 
 struct GateTolerance {
   double rtol = 0;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 #include <stdexcept>
 
 namespace kaudit::oracle {
@@ -88,14 +89,19 @@ int64_t numel_of(const std::vector<int64_t>& shape) {
 
 }  // namespace
 
-std::vector<double> make_values(const corpus::Task& task, const Recipe& r, size_t index,
-                                const corpus::Assignment& dims) {
-  if (index >= task.inputs.size())
-    throw std::out_of_range("task '" + task.name + "' has no input #" + std::to_string(index));
+namespace {
+// The values of input `index` into v[0, n) (n: the input's element count, numel_of(shape)), each
+// computed in double and stored as static_cast<T> (for T = float the rounding .to(kFloat) does:
+// c10's conversion is that cast). make_inputs writes a float32 input straight into the tensor it
+// returns: at native shapes a vector's zero-fill, the copy out of it and a double intermediate
+// were serial passes, and page faults, over hundreds of MB per input. T = float only where no
+// pass reads the values back (not the Probability domain, normalised per row in double).
+template <class T>
+void values_into(const corpus::Task& task, const Recipe& r, size_t index, const corpus::Assignment& dims,
+                 T* v) {
   const corpus::InputSpec& in = task.inputs[index];
   const std::vector<int64_t> shape = corpus::shape_of(in, dims);
   const int64_t n = numel_of(shape);
-  std::vector<double> v(static_cast<size_t>(n));
   const uint64_t stream = index;
 
   if (in.domain == corpus::Domain::Index) {
@@ -106,9 +112,9 @@ std::vector<double> make_values(const corpus::Task& task, const Recipe& r, size_
     const double hi = static_cast<double>(it->second);
     at::parallel_for(0, n, kGrain, [&](int64_t b, int64_t e) {
       for (int64_t k = b; k < e; ++k)
-        v[k] = std::min(std::floor(rng::uniform01(r.seed, stream, k) * hi), hi - 1);
+        v[k] = static_cast<T>(std::min(std::floor(rng::uniform01(r.seed, stream, k) * hi), hi - 1));
     });
-    return v;
+    return;
   }
 
   const bool positive = in.domain == corpus::Domain::Positive;
@@ -120,23 +126,36 @@ std::vector<double> make_values(const corpus::Task& task, const Recipe& r, size_
       x = x * r.scale + r.shift;
       if (r.negate) x = -x;
       if (positive) x = std::fabs(x) + kPositiveFloor;
-      v[k] = x;
+      v[k] = static_cast<T>(x);
     }
   });
 
   if (in.domain == corpus::Domain::Probability && !shape.empty() && shape.back() > 0) {
-    const int64_t row = shape.back();
-    at::parallel_for(0, n / row, std::max<int64_t>(1, kGrain / row), [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i) {
-        double* p = v.data() + i * row;
-        double mx = *std::max_element(p, p + row);
-        double sum = 0;
-        for (int64_t j = 0; j < row; ++j) sum += (p[j] = std::exp(p[j] - mx));
-        const double denom = 1.0 + static_cast<double>(row) * kProbabilityEps;
-        for (int64_t j = 0; j < row; ++j) p[j] = (p[j] / sum + kProbabilityEps) / denom;
-      }
-    });
+    if constexpr (!std::is_same_v<T, double>) {
+      throw std::logic_error("values_into: probabilities are normalised in double");
+    } else {
+      const int64_t row = shape.back();
+      at::parallel_for(0, n / row, std::max<int64_t>(1, kGrain / row), [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) {
+          double* p = v + i * row;
+          double mx = *std::max_element(p, p + row);
+          double sum = 0;
+          for (int64_t j = 0; j < row; ++j) sum += (p[j] = std::exp(p[j] - mx));
+          const double denom = 1.0 + static_cast<double>(row) * kProbabilityEps;
+          for (int64_t j = 0; j < row; ++j) p[j] = (p[j] / sum + kProbabilityEps) / denom;
+        }
+      });
+    }
   }
+}
+}  // namespace
+
+std::vector<double> make_values(const corpus::Task& task, const Recipe& r, size_t index,
+                                const corpus::Assignment& dims) {
+  if (index >= task.inputs.size())
+    throw std::out_of_range("task '" + task.name + "' has no input #" + std::to_string(index));
+  std::vector<double> v(static_cast<size_t>(numel_of(corpus::shape_of(task.inputs[index], dims))));
+  values_into(task, r, index, dims, v.data());
   return v;
 }
 
@@ -154,18 +173,24 @@ std::vector<at::Tensor> make_inputs(const corpus::Task& task, const Recipe& reci
   out.reserve(task.inputs.size());
   for (size_t i = 0; i < task.inputs.size(); ++i) {
     const auto& in = task.inputs[i];
-    std::vector<double> v = make_values(task, recipe, i, dims);
     const std::vector<int64_t> shape = corpus::shape_of(in, dims);
+    if (in.dtype == "float32" && in.domain != corpus::Domain::Probability) {
+      at::Tensor t = at::empty(shape, at::TensorOptions().dtype(at::kFloat));
+      values_into(task, recipe, i, dims, t.data_ptr<float>());
+      out.push_back(std::move(t));
+      continue;
+    }
+    at::Tensor values = at::empty(shape, at::TensorOptions().dtype(at::kDouble));
+    values_into(task, recipe, i, dims, values.data_ptr<double>());
     const at::ScalarType st = scalar_type_of(in.dtype);
     at::Tensor t;
     if (st == at::kLong) {
       t = at::empty(shape, at::TensorOptions().dtype(at::kLong));
       int64_t* p = t.data_ptr<int64_t>();
-      for (size_t k = 0; k < v.size(); ++k) p[k] = static_cast<int64_t>(v[k]);
+      const double* v = values.data_ptr<double>();
+      for (int64_t k = 0; k < t.numel(); ++k) p[k] = static_cast<int64_t>(v[k]);
     } else {
-      t = at::empty(shape, at::TensorOptions().dtype(at::kDouble));
-      std::copy(v.begin(), v.end(), t.data_ptr<double>());
-      t = t.to(st);  // one rounding, to nearest even
+      t = values.to(st);  // one rounding, to nearest even
     }
     out.push_back(std::move(t));
   }

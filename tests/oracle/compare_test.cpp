@@ -4,11 +4,13 @@
 #include <gtest/gtest.h>
 
 #include <ATen/ATen.h>
+#include <ATen/Parallel.h>
 
 #include <limits>
 
 #include "oracle/compare.h"
 #include "oracle/recipes.h"
+#include "tests/oracle/serial_compare.h"
 
 using namespace kaudit;
 using oracle::compare_allclose;
@@ -252,4 +254,78 @@ TEST(CompareGate, NanAndInfMustMatchPositionAndKind) {
 TEST(CompareGate, AllZeroReferenceNeedsExactZeros) {
   EXPECT_TRUE(compare_gate(f32({0, 0}), f64({0, 0}), 1e-4, 1e-5).ok);
   EXPECT_FALSE(compare_gate(f32({0, 1e-30}), f64({0, 0}), 1e-4, 1e-5).ok);
+}
+
+// The chunked, parallel element pass (oracle/compare.cpp) must give the serial loop's result to
+// the bit: the count, and the worst element as the first of the largest excess. The serial loops
+// (tests/oracle/serial_compare.h) are the comparators as they were before the chunks. The data
+// crosses many chunks, puts equal worst excesses in different chunks (the first must win), and
+// holds NaN, infinities and exact matches; it runs on 1 and 4 threads.
+namespace {
+using kaudit::test::Serial;
+using kaudit::test::serial_allclose;
+using kaudit::test::serial_gate;
+// A reference and a perturbed output over about 12 chunks of the comparator, with planted ties,
+// NaN, infinities and exact copies. `special`: also NaN and infinities.
+std::pair<at::Tensor, at::Tensor> planted(at::ScalarType dtype, bool special, uint64_t seed) {
+  at::manual_seed(seed);
+  const int64_t n = (int64_t(3) << 20) + 777;
+  at::Tensor ref = at::randn({n}, at::kDouble);
+  at::Tensor out = (ref + 1e-3 * at::randn({n}, at::kDouble)).to(dtype);
+  out.index_put_({at::arange(0, n, 7)}, ref.index({at::arange(0, n, 7)}).to(dtype));  // exact where rounding allows
+  // The same large error, in different chunks: the first must be reported.
+  for (int64_t i : {int64_t(400000), int64_t(1500000), int64_t(2900000)}) {
+    ref[i] = 1.0;
+    out[i] = 3.0;
+  }
+  if (special) {
+    for (int64_t i : {int64_t(10), int64_t(2000000)}) out[i] = kNan;
+    for (int64_t i : {int64_t(11), int64_t(2000001)}) ref[i] = kNan;
+    out[12] = kInf, ref[12] = kInf;
+    out[13] = -kInf, ref[13] = kInf;
+    out[1000000] = kNan, ref[1000000] = kNan;
+    ref[3000000] = kInf;
+  }
+  return {out, ref};
+}
+}  // namespace
+
+TEST(CompareChunks, GiveTheSerialLoopsResultOnAnyNumberOfThreads) {
+  const int threads_before = at::get_num_threads();
+  for (int threads : {1, 4}) {
+    at::set_num_threads(threads);
+    for (at::ScalarType dtype : {at::kFloat, at::kDouble, at::kHalf, at::kBFloat16})
+      for (bool special : {false, true})
+        for (bool equal_nan : {false, true}) {
+          SCOPED_TRACE(std::string(c10::toString(dtype)) + (special ? " special" : "") + (equal_nan ? " equal_nan" : "") +
+                       ", " + std::to_string(threads) + " threads");
+          auto [out, ref] = planted(dtype, special, 7 + threads);
+          const at::Tensor ref_cast = ref.to(dtype);
+          const auto got = compare_allclose(out, ref_cast, 1e-3, 1e-3, equal_nan);
+          const Serial want = serial_allclose(out, ref_cast, 1e-3, 1e-3, equal_nan);
+          EXPECT_EQ(got.mismatches, want.mismatches);
+          EXPECT_EQ(got.worst_index, want.index);
+          EXPECT_TRUE(got.got == want.got || (std::isnan(got.got) && std::isnan(want.got)));
+          EXPECT_TRUE(got.expected == want.expected || (std::isnan(got.expected) && std::isnan(want.expected)));
+          EXPECT_GT(want.mismatches, 3);  // the planted errors at least: the test compares failures
+          const auto gate = compare_gate(out, ref, 1e-4, 1e-5);
+          const Serial gate_want = serial_gate(out, ref, 1e-4, 1e-5);
+          EXPECT_EQ(gate.mismatches, gate_want.mismatches);
+          EXPECT_EQ(gate.worst_index, gate_want.index);
+          // The first of the equal planted errors, when nothing worse (NaN, infinity) comes first.
+          if (!special) {
+            EXPECT_EQ(got.worst_index, 400000);
+          }
+        }
+  }
+  at::set_num_threads(threads_before);
+}
+
+TEST(CompareChunks, MaxAbsFiniteSkipsNanAndInfinities) {
+  EXPECT_EQ(oracle::max_abs_finite(f32({1, -7, kNan, kInf, -kInf, 3})), 7.0);
+  EXPECT_EQ(oracle::max_abs_finite(f32({kNan, kInf})), 0.0);
+  EXPECT_EQ(oracle::max_abs_finite(at::zeros({0})), 0.0);
+  at::Tensor big = at::zeros({(int64_t(1) << 20) + 5}, at::kHalf);
+  big[(int64_t(1) << 20) + 3] = -2.5;
+  EXPECT_EQ(oracle::max_abs_finite(big), 2.5);
 }

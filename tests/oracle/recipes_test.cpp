@@ -329,3 +329,23 @@ TEST(Recipes, PatternRecipesAreNamedSeededAndParse) {
   }
   EXPECT_EQ(oracle::parse_distribution("one_hot"), Distribution::OneHot);
 }
+
+// make_inputs writes a float32 input straight from the generator (no double intermediate): it
+// must equal the double values rounded once by ATen, bit for bit, for every distribution, with the
+// transforms on, over more elements than one parallel chunk.
+TEST(Recipes, AFloatInputIsTheDoubleValuesRoundedOnce) {
+  const auto& t = task("relu");
+  const corpus::Assignment dims = {{"B", 70}, {"D", 1000}};
+  for (Distribution d : {Distribution::Normal, Distribution::Uniform01, Distribution::UniformSym, Distribution::LogUniform,
+                         Distribution::Alternating, Distribution::ConstantRows, Distribution::OneHot,
+                         Distribution::ExpOverflow, Distribution::Arange, Distribution::Ones}) {
+    Recipe r = recipe(d, 9);
+    r.scale = 3.7;
+    r.shift = -0.3;
+    r.negate = true;
+    const std::vector<double> v = oracle::make_values(t, r, 0, dims);
+    const at::Tensor want = at::tensor(v, at::kDouble).reshape({70, 1000}).to(at::kFloat);
+    const at::Tensor got = oracle::make_inputs(t, r, dims)[0];
+    EXPECT_TRUE(bit_identical(got, want)) << "distribution " << static_cast<int>(d);
+  }
+}

@@ -302,3 +302,39 @@ torch::Tensor run(torch::Tensor y) {
 }
 
 }  // namespace
+
+// The runner's account of its time (ExchangeTimes, what an audit's "runners busy" line splits):
+// one exchange per run, one start for a fresh worker, and the worker's own time inside the wait
+// for its reply. A run that sleeps half a second in the kernel shows up in the worker's part.
+TEST(Isolation, ExchangeTimesAccountForEachRun) {
+  const char* src = R"(
+#include <torch/extension.h>
+#include <unistd.h>
+__global__ void twice(const float* x, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = 2.0f * x[i];
+}
+torch::Tensor run(torch::Tensor x) {
+  usleep(500000);
+  auto y = torch::empty_like(x);
+  twice<<<(x.numel() + 127) / 128, 128>>>(x.data_ptr<float>(), y.data_ptr<float>(), x.numel());
+  return y;
+}
+)";
+  kaudit::runtime::IsolatedRunner runner(KAUDIT_EXE, {});
+  auto r = kaudit::test::build_and_run_on(runner, src, "run", {at::arange(1000, at::kFloat)});
+  ASSERT_EQ(r.result.status, Status::Ok) << r.build_error << r.result.message;
+  auto r2 = kaudit::test::build_and_run_on(runner, src, "run", {at::arange(1000, at::kFloat)});
+  ASSERT_EQ(r2.result.status, Status::Ok) << r2.result.message;
+  const kaudit::runtime::ExchangeTimes& t = runner.times();
+  EXPECT_EQ(t.exchanges, 2u);
+  EXPECT_EQ(t.starts, 1);
+  EXPECT_GT(t.start, 0.0);
+  EXPECT_GE(t.served, 1.0);        // two runs of half a second each, timed by the worker
+  EXPECT_GE(t.reply, t.served);    // the worker's time is inside the runner's wait
+  EXPECT_GE(t.send, 0.0);
+  EXPECT_EQ(t.device_copies, 0.0);  // a CPU worker copies nothing to a device
+  const kaudit::runtime::ExchangeTimes none = t - t;
+  EXPECT_EQ(none.exchanges, 0u);
+  EXPECT_EQ(none.served, 0.0);
+}
