@@ -573,11 +573,13 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
     PoolMemory memory(options.pool_memory_bytes.value_or(default_pool_memory_bytes()),
                       cache::prepare_dir(options.cache_dir, "spill"));
     // Where the pool's time goes (said below): at native shapes it is minutes of host work.
-    double pool_seconds[5] = {0, 0, 0, 0, 0};  // inputs, references, recorded forwards, keeping, model loads
+    struct {
+      double inputs = 0, model = 0, references = 0, recorded = 0, keeping = 0;
+    } pool_seconds;
     auto pool_clock = std::chrono::steady_clock::now();
-    const auto pool_lap = [&](int part) {
+    const auto pool_lap = [&](double& part) {
       const auto now = std::chrono::steady_clock::now();
-      pool_seconds[part] += std::chrono::duration<double>(now - pool_clock).count();
+      part += std::chrono::duration<double>(now - pool_clock).count();
       pool_clock = now;
     };
     for (std::size_t p = 0; p < pool.size(); ++p) {
@@ -587,24 +589,24 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
         pool_clock = std::chrono::steady_clock::now();
         pr.dims = oracle::dims_for(task, pool[p].recipe);
         pr.inputs = oracle::make_inputs(task, pool[p].recipe, pr.dims);
-        pool_lap(0);
+        pool_lap(pool_seconds.inputs);
         pr.reference = references.load(task, pr.dims);
-        pool_lap(4);
+        pool_lap(pool_seconds.model);
         pr.ref64 = pr.reference.forward(pr.inputs, at::kDouble);
         pr.ref32 = pr.reference.forward(pr.inputs, at::kFloat);
-        pool_lap(1);
+        pool_lap(pool_seconds.references);
         // A second forward of each, recorded: the first may allocate what only a first run does.
         if (replays_fp64[p]) {
           (void)oracle::trace_reference_forward(pr.reference, pr.inputs, at::kDouble, pr.trace64);
           pr.traced64 = true;
         }
         (void)oracle::trace_reference_forward(pr.reference, pr.inputs, at::kFloat, pr.trace32);
-        pool_lap(2);
+        pool_lap(pool_seconds.recorded);
         for (auto* list : {&pr.inputs, &pr.trace64.contents, &pr.trace32.contents})
           for (at::Tensor& t : *list) t = memory.keep(t);
         share_with_trace(pr.ref64, pr.trace64, memory);
         share_with_trace(pr.ref32, pr.trace32, memory);
-        pool_lap(3);
+        pool_lap(pool_seconds.keeping);
       } catch (const SpillError& e) {
         // Not the input's fault (a full disk): leaving it out of the pool would change the
         // witnesses. The audit stops; what it finished is cached.
@@ -626,8 +628,8 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
       std::snprintf(line, sizeof line,
                     "pool: %s: %zu inputs: %.0f s making inputs, %.0f s loading the model, %.0f s float64 and float32 "
                     "references, %.0f s recorded forwards, %.0f s keeping them (memory or files)",
-                    task.name.c_str(), pool.size(), pool_seconds[0], pool_seconds[4], pool_seconds[1], pool_seconds[2],
-                    pool_seconds[3]);
+                    task.name.c_str(), pool.size(), pool_seconds.inputs, pool_seconds.model, pool_seconds.references,
+                    pool_seconds.recorded, pool_seconds.keeping);
       say(line);
     }
     const std::string context = context_digest(pool, options, backend);
