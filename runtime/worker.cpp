@@ -996,12 +996,16 @@ bool IsolatedRunner::exchange_once(const json& req, const std::vector<at::Tensor
   RunResult death;
   const auto send_from = std::chrono::steady_clock::now();
   const bool sent = send_message(to_worker_, message, tensors);
-  times_.send += seconds_since(send_from);
+  // The wait for the reply starts the instant the send ends, so that send + reply covers, without
+  // a gap, everything between the first byte sent and the reply read: the worker's own time
+  // (served_seconds, from reading the request's last byte) lies inside that span, though it may
+  // begin before this thread's write returns.
+  const auto reply_from = std::chrono::steady_clock::now();
+  times_.send += std::chrono::duration<double>(reply_from - send_from).count();
   ++times_.exchanges;
   if (!sent) {
     death = collect_death(death, false);
   } else {
-    const auto reply_from = std::chrono::steady_clock::now();
     Reader reader{from_worker_, worker_err_, &stderr_tail_,
                   std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                                          std::chrono::duration<double>(wall_limit_seconds(runs)))};

@@ -96,8 +96,9 @@ struct ExchangeTimes {
   double start = 0;           // waiting for them to say ready
   double budget_wait = 0;     // waiting for room in the payload budget (WorkerLimits::payload_budget)
   double send = 0;            // writing requests into the worker's pipe
-  double reply = 0;           // from the request written to its reply read in full, of which:
-  double served = 0;          //   the worker's own time on it, as it reports (request read -> reply ready)
+  double reply = 0;           // from the request written to its reply read in full, of which, mostly:
+  double served = 0;          //   the worker's own time on it, as it reports (request read -> reply ready);
+                              //   it lies inside send + reply, and may start before the send returns
   double device_copies = 0;   //   of that, a CUDA worker's copies to and from the device
   ExchangeTimes& operator+=(const ExchangeTimes& o);
   ExchangeTimes operator-(const ExchangeTimes& o) const;
