@@ -1178,7 +1178,15 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
         // run cut off by a time limit should still say how far it got.
         std::size_t mutants_done = 0;
         auto last_said = std::chrono::steady_clock::now();
+        // Each runner's exchange times when it took its first mutant here: the progress line says
+        // how the runner that writes it spent its time since (its own counters, read on its own
+        // thread; the pool's totals are read only between stages).
+        std::map<const runtime::IsolatedRunner*, runtime::ExchangeTimes> runner_start;
         runners.parallel_runs(todo.size(), [&](runtime::IsolatedRunner& runner, std::size_t t) {
+          {
+            std::lock_guard lock(mu);
+            runner_start.try_emplace(&runner, runner.times());
+          }
           const std::size_t i = todo[t];
           MutantAudit& a = audits[i];
           if (built.library[i].empty()) {
@@ -1317,8 +1325,15 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
           ++mutants_done;
           if (const auto now = std::chrono::steady_clock::now(); now - last_said >= std::chrono::seconds(60)) {
             last_said = now;
+            const runtime::ExchangeTimes mine = runner.times() - runner_start.at(&runner);
+            char split[300];
+            std::snprintf(split, sizeof split,
+                          "; one runner since its first: %llu exchanges, %.0f s waiting for memory, %.0f sending, %.0f "
+                          "waiting for replies (%.0f in the worker, %.0f of it GPU copies)",
+                          static_cast<unsigned long long>(mine.exchanges), mine.budget_wait, mine.send, mine.reply,
+                          mine.served, mine.device_copies);
             say("audit: " + kernel->id() + ": " + std::to_string(mutants_done) + " of " + std::to_string(todo.size()) +
-                " mutants done, " + std::to_string(out.runs - runs_before) + " runs");
+                " mutants done, " + std::to_string(out.runs - runs_before) + " runs" + split);
           }
         });
         const RunnerPool::Times spent = runners.times() - times_before;

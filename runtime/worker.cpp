@@ -34,6 +34,7 @@
 #include "runtime/cpu/device_memory.h"
 #include "runtime/cpu/guarded_allocator.h"
 #include "runtime/cuda/gpu_run.h"
+#include "runtime/host_buffers.h"
 #include "runtime/kernel_library.h"
 
 namespace kaudit::runtime {
@@ -107,6 +108,7 @@ struct Reader {
   int err_fd = -1;
   std::string* err_tail = nullptr;
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+  HostBuffers* buffers = nullptr;  // where large tensors are read into (else ATen's allocator)
 
   void drain_stderr() {
     if (err_fd < 0 || !err_tail) return;
@@ -161,7 +163,8 @@ struct Reader {
         std::vector<std::int64_t> shape = m.at("shape").get<std::vector<std::int64_t>>();
         const int dtype = m.at("dtype").get<int>();
         if (dtype < 0 || dtype >= (int)at::ScalarType::NumOptions) return ReadResult::Bad;
-        at::Tensor t = at::empty(shape, at::TensorOptions().dtype((at::ScalarType)dtype));
+        at::Tensor t = buffers ? buffers->empty(shape, (at::ScalarType)dtype)
+                               : at::empty(shape, at::TensorOptions().dtype((at::ScalarType)dtype));
         std::uint64_t bytes = 0;
         if ((r = read_exact(&bytes, 8)) != ReadResult::Ok) return r;
         if (bytes != t.nbytes()) return ReadResult::Bad;
@@ -440,7 +443,13 @@ int serve_gpu_context(int in_fd, int out_fd, const std::string& nonce, const Wor
   if (const std::string e = gpu.warm_up(); !e.empty()) std::fprintf(stderr, "kaudit worker: %s\n", e.c_str());
   if (!send_message(out_fd, {{"ready", true}, {"nonce", nonce}}, {})) return 4;
   LibraryCopies libraries;
+  // Inputs read and outputs copied back into kept buffers (runtime/host_buffers.h): at native
+  // shapes each is hundreds of MB, every run. Up to 2 GiB kept per context: a run's input and
+  // output several times over, while a harness request's larger payload is freed after it.
+  HostBuffers buffers(16u << 20, 2ull << 30);
+  gpu.set_host_buffers(&buffers);
   Reader requests{in_fd};
+  requests.buffers = &buffers;
   // KAUDIT_GPU_KEEP_CACHE=1, for measuring what emptying costs only: the allocator keeps its blocks
   // between harness requests, so a request may read what an earlier kernel left (not a real
   // checker's state: docs/ORACLES.md).
@@ -1008,7 +1017,8 @@ bool IsolatedRunner::exchange_once(const json& req, const std::vector<at::Tensor
   } else {
     Reader reader{from_worker_, worker_err_, &stderr_tail_,
                   std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                                         std::chrono::duration<double>(wall_limit_seconds(runs)))};
+                                                         std::chrono::duration<double>(wall_limit_seconds(runs))),
+                  &HostBuffers::for_replies()};
     json resp;
     std::vector<at::Tensor> outputs;
     ReadResult r = reader.read_message(resp, outputs);

@@ -171,7 +171,15 @@ nlohmann::json GpuRunner::run(const std::string& load_path, const std::string& k
   if (reply.at("status") != "ok") return reply;
   const auto back_from = std::chrono::steady_clock::now();
   try {
-    for (const auto& t : device_outputs) outputs.push_back(t.to(at::kCPU));
+    for (const auto& t : device_outputs) {
+      if (!host_buffers_) {
+        outputs.push_back(t.to(at::kCPU));
+        continue;
+      }
+      at::Tensor host = host_buffers_->empty(t.sizes().vec(), t.scalar_type());
+      host.copy_(t);  // every element written: the buffer's earlier contents never show
+      outputs.push_back(host);
+    }
   } catch (const std::exception& e) {
     outputs.clear();
     context_lost = true;

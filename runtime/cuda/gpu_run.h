@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/host_buffers.h"
 #include "runtime/kernel_library.h"
 
 namespace kaudit::cuda {
@@ -59,6 +60,9 @@ class GpuRunner {
   // has run()'s statuses; `outputs` are the entry's, on the device, when it is "ok".
   nlohmann::json call(const std::string& load_path, const std::string& key, int mutant,
                       const std::vector<runtime::EntryArg>& args, std::vector<at::Tensor>& outputs, bool& context_lost);
+  // Where run() copies large outputs back to (kept buffers: runtime/host_buffers.h); without it,
+  // fresh memory from ATen's allocator.
+  void set_host_buffers(runtime::HostBuffers* buffers) { host_buffers_ = buffers; }
 
  private:
   struct Library {
@@ -73,6 +77,7 @@ class GpuRunner {
   std::map<std::string, Library> libraries_;
   double memory_fraction_;
   bool memory_limited_ = false;
+  runtime::HostBuffers* host_buffers_ = nullptr;
 };
 
 // Whether a cudaError_t leaves the context usable (a refused launch) or not.

@@ -72,6 +72,20 @@ TEST(Gpu, ACorrectKernelRunsOnTheDevice) {
   expect_twice_still_right();  // the same worker, its library loaded once
 }
 
+// Tensors of 16 MiB and more travel through kept buffers on both sides (runtime/host_buffers.h):
+// the inputs the worker reads and the outputs it copies back. Runs of different sizes and
+// contents, one after another, each get exactly their own answer, never bytes of an earlier run.
+TEST(Gpu, LargeTensorsComeBackExactlyRunAfterRun) {
+  SKIP_WITHOUT_GPU();
+  for (const std::int64_t n : {std::int64_t{8} << 20, std::int64_t{8} << 20, std::int64_t{5} << 20, std::int64_t{8} << 20}) {
+    const at::Tensor x = at::arange(n, at::kFloat).add_(static_cast<double>(n % 7));
+    const auto r = run(kaudit::test::kTwiceKernel, "run", x);
+    ASSERT_EQ(r.status, Status::Ok) << r.message;
+    ASSERT_EQ(r.outputs.size(), 1u);
+    EXPECT_TRUE(at::equal(r.outputs[0], x * 2)) << n << " elements";
+  }
+}
+
 // The broken context's process ends; the worker's zygote forks the next, which says ready on the
 // same pipes: one start more, the same worker.
 TEST(Gpu, AnIllegalAddressIsACrashAndTheNextRunGetsAFreshContext) {
