@@ -67,8 +67,8 @@ at::Tensor HostBuffers::empty(const std::vector<std::int64_t>& shape, at::Scalar
   const auto options = at::TensorOptions().dtype(dtype);
   std::uint64_t bytes = at::elementSize(dtype);
   for (std::int64_t d : shape) {
-    if (d < 0) return at::empty(shape, options);  // ATen says what is wrong with it
-    bytes *= static_cast<std::uint64_t>(d);
+    // A negative or overflowing shape (a forged reply can name any): ATen says what is wrong.
+    if (d < 0 || __builtin_mul_overflow(bytes, static_cast<std::uint64_t>(d), &bytes)) return at::empty(shape, options);
   }
   if (bytes < state_->min_bytes) return at::empty(shape, options);
   const std::uint64_t cls = size_class(bytes);

@@ -57,6 +57,16 @@ TEST(HostBuffers, SmallTensorsAndBuffersOverTheLimitAreNotKept) {
   EXPECT_EQ(buffers.stats().kept_bytes, 4 * kMiB);  // the second would pass 6 MiB: freed
 }
 
+// A shape whose size overflows (a forged reply may name one) is ATen's to refuse, not a small
+// buffer under a huge tensor.
+TEST(HostBuffers, AShapeWhoseSizeOverflowsIsRefused) {
+  HostBuffers buffers(kMiB, 64 * kMiB);
+  // 4 bytes x (2^62 + 2^20) x 4 wraps to 16 MiB in 64 bits.
+  EXPECT_ANY_THROW(buffers.empty({(std::int64_t{1} << 62) + (1 << 20), 4}, at::kFloat));
+  EXPECT_ANY_THROW(buffers.empty({-1, 1 << 20}, at::kFloat));
+  EXPECT_EQ(buffers.stats().allocated, 0u);
+}
+
 TEST(HostBuffers, ATensorOutlivesItsPool) {
   at::Tensor t;
   {
