@@ -234,7 +234,14 @@ std::string time_split(const std::string& what, const RunnerPool::Times& t) {
                 "the workers%s + %.0f replies coming back + %.0f on the host",
                 what.c_str(), p["busy"], p["waiting_for_workers"], p["waiting_for_memory"], p["sending"], p["in_workers"],
                 copies, p["replies_back"], p["host"]);
-  return line;
+  std::string said = line;
+  if (t.exchanges.bytes_shared > 0) {  // pool tensors handed over as files (runtime/shared_tensor.h)
+    char bytes[160];
+    std::snprintf(bytes, sizeof bytes, "; requests: %.2f GB written, %.2f GB handed over as files",
+                  double(t.exchanges.bytes_sent) / 1e9, double(t.exchanges.bytes_shared) / 1e9);
+    said += bytes;
+  }
+  return said;
 }
 
 // A run that says nothing about the kernel: no worker could be started (the machine, not the

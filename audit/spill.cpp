@@ -1,6 +1,7 @@
 #include "audit/spill.h"
 
 #include "common/process.h"
+#include "runtime/shared_tensor.h"
 
 #include <ATen/ATen.h>
 #include <fcntl.h>
@@ -26,7 +27,15 @@ at::Tensor spill_to_file(const at::Tensor& t, const std::filesystem::path& dir) 
                       "); free disk space there, or give the audit more memory (--pool-memory-gb)");
   };
   if (fd < 0) throw fail("mkstemp");
+  // A read-only descriptor of the same file, opened before the name goes: what a worker is handed
+  // (runtime/shared_tensor.h), so that no run can write the pool's file.
+  const int read_only = open(name.c_str(), O_RDONLY | O_CLOEXEC);
   unlink(name.c_str());  // nameless from now on: no file is left behind, whatever happens next
+  if (read_only < 0) {
+    const auto e = fail("open");
+    close(fd);
+    throw e;
+  }
   const char* data = static_cast<const char*>(c.data_ptr());
   for (std::size_t done = 0; done < bytes;) {
     const ssize_t n = pwrite(fd, data + done, bytes - done, static_cast<off_t>(done));
@@ -34,6 +43,7 @@ at::Tensor spill_to_file(const at::Tensor& t, const std::filesystem::path& dir) 
     if (n <= 0) {
       const auto e = fail("write");
       close(fd);
+      close(read_only);
       throw e;
     }
     done += static_cast<std::size_t>(n);
@@ -42,11 +52,11 @@ at::Tensor spill_to_file(const at::Tensor& t, const std::filesystem::path& dir) 
   if (map == MAP_FAILED) {
     const auto e = fail("mmap");
     close(fd);
+    close(read_only);
     throw e;
   }
   close(fd);  // the mapping keeps the file
-  return at::from_blob(
-      map, c.sizes(), c.strides(), [bytes](void* p) { munmap(p, bytes); }, c.options());
+  return runtime::shared_file_tensor(map, bytes, read_only, c.sizes(), c.strides(), c.options());
 }
 
 at::Tensor PoolMemory::keep(const at::Tensor& t) {
@@ -55,7 +65,9 @@ at::Tensor PoolMemory::keep(const at::Tensor& t) {
     std::lock_guard lock(mu_);
     if (in_memory_ + bytes <= budget_) {
       in_memory_ += bytes;
-      return t;
+      // A large tensor goes into a sealed memfd, so that requests hand workers its file instead
+      // of its bytes (runtime/shared_tensor.h); a small one costs more as a descriptor.
+      return bytes >= kShareMinBytes ? runtime::share_in_memfd(t) : t;
     }
   }
   at::Tensor spilled = spill_to_file(t, dir_);

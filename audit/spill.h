@@ -29,7 +29,8 @@ struct SpillError : std::runtime_error {
 };
 
 // A contiguous copy of `t` (same dtype, shape and values) whose bytes are in a file under `dir`,
-// mapped privately (a write to it stays in this process). The file is unlinked as soon as it is
+// mapped privately (a write to it stays in this process), and handed to workers as a read-only
+// descriptor of that file (runtime/shared_tensor.h). The file is unlinked as soon as it is
 // made: its space comes back when the last tensor sharing the mapping goes, or when the process
 // dies, so nothing is left behind. Throws SpillError naming `dir` and the cause (a full
 // disk, for one).
@@ -41,6 +42,8 @@ class PoolMemory {
  public:
   PoolMemory(std::uint64_t budget_bytes, std::filesystem::path dir) : budget_(budget_bytes), dir_(std::move(dir)) {}
   at::Tensor keep(const at::Tensor& t);
+  // Tensors from this size on are kept in shareable files (in memory: a sealed memfd).
+  static constexpr std::uint64_t kShareMinBytes = 1u << 20;
   std::uint64_t in_memory_bytes() const;
   std::uint64_t spilled_bytes() const;
 

@@ -9,6 +9,7 @@
 #include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -35,6 +36,7 @@
 #include "runtime/cpu/guarded_allocator.h"
 #include "runtime/cuda/gpu_run.h"
 #include "runtime/host_buffers.h"
+#include "runtime/shared_tensor.h"
 #include "runtime/kernel_library.h"
 
 namespace kaudit::runtime {
@@ -82,18 +84,63 @@ bool write_all(int fd, const void* data, std::size_t n) {
 }
 bool write_blob(int fd, const void* data, std::uint64_t n) { return write_all(fd, &n, 8) && write_all(fd, data, n); }
 
-bool send_message(int fd, json header, const std::vector<at::Tensor>& tensors) {
+// At most this many descriptors ride on one message (the kernel's limit per sendmsg is 253);
+// further shared tensors of the same message travel as bytes.
+constexpr std::size_t kMaxPassedFds = 200;
+
+// Writes the 8-byte length that starts a message with `fds` attached to it (SCM_RIGHTS).
+bool send_length_with_fds(int fd, std::uint64_t n, const std::vector<int>& fds) {
+  iovec iov{&n, sizeof n};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * kMaxPassedFds)] = {};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = CMSG_SPACE(sizeof(int) * fds.size());
+  cmsghdr* c = CMSG_FIRSTHDR(&msg);
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN(sizeof(int) * fds.size());
+  std::memcpy(CMSG_DATA(c), fds.data(), sizeof(int) * fds.size());
+  for (;;) {
+    const ssize_t w = sendmsg(fd, &msg, MSG_NOSIGNAL);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    // The descriptors went with the first byte; the rest of the length is plain bytes.
+    return write_all(fd, reinterpret_cast<const char*>(&n) + w, sizeof n - (std::size_t)w);
+  }
+}
+
+// One message: a JSON header (with each tensor's dtype and shape) and the tensors' bytes. With
+// `pass_fds` (a socket to a worker), a tensor whose bytes are in a shareable file
+// (runtime/shared_tensor.h) goes as its descriptor instead, marked "shared" with its offset.
+bool send_message(int fd, json header, const std::vector<at::Tensor>& tensors, bool pass_fds = false,
+                  ExchangeTimes* counts = nullptr) {
   json metas = json::array();
   std::vector<at::Tensor> contiguous;
+  std::vector<int> fds;
   for (const auto& t : tensors) {
+    json meta = {{"dtype", (int)t.scalar_type()}, {"shape", t.sizes().vec()}};
+    if (pass_fds && fds.size() < kMaxPassedFds)
+      if (const auto s = shared_bytes(t)) {
+        meta["shared"] = s->offset;
+        fds.push_back(s->fd);
+        if (counts) counts->bytes_shared += t.nbytes();
+        metas.push_back(meta);
+        continue;
+      }
     contiguous.push_back(t.contiguous());
-    metas.push_back({{"dtype", (int)t.scalar_type()}, {"shape", t.sizes().vec()}});
+    metas.push_back(meta);
   }
   header["tensors"] = metas;
   const std::string h = header.dump();
-  if (!write_blob(fd, h.data(), h.size())) return false;
-  for (const auto& t : contiguous)
+  if (fds.empty() ? !write_blob(fd, h.data(), h.size())
+                  : !send_length_with_fds(fd, h.size(), fds) || !write_all(fd, h.data(), h.size()))
+    return false;
+  for (const auto& t : contiguous) {
     if (!write_blob(fd, t.data_ptr(), t.nbytes())) return false;
+    if (counts) counts->bytes_sent += t.nbytes();
+  }
   return true;
 }
 
@@ -109,6 +156,17 @@ struct Reader {
   std::string* err_tail = nullptr;
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
   HostBuffers* buffers = nullptr;  // where large tensors are read into (else ATen's allocator)
+  // A worker's request socket: tensors may come as descriptors of shared files, mapped read-only
+  // (copied into this process's memory instead with copy_shared: a CPU run may write its inputs).
+  bool takes_fds = false;
+  bool copy_shared = false;
+  std::vector<int> fds;  // received, not yet taken by a tensor
+
+  ~Reader() { close_fds(); }
+  void close_fds() {
+    for (int f : fds) close(f);
+    fds.clear();
+  }
 
   void drain_stderr() {
     if (err_fd < 0 || !err_tail) return;
@@ -137,8 +195,32 @@ struct Reader {
     while (n > 0) {
       ReadResult w = wait_readable();
       if (w != ReadResult::Ok) return w;
-      ssize_t r = read(fd, p, n);
-      if (r < 0 && errno == EINTR) continue;
+      ssize_t r;
+      if (takes_fds) {
+        iovec iov{p, n};
+        alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * kMaxPassedFds)];
+        msghdr msg{};
+        msg.msg_iov = &iov;
+        msg.msg_iovlen = 1;
+        msg.msg_control = control;
+        msg.msg_controllen = sizeof control;
+        r = recvmsg(fd, &msg, MSG_CMSG_CLOEXEC);
+        if (r < 0 && errno == EINTR) continue;
+        if (r > 0)
+          for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c))
+            if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+              const std::size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+              for (std::size_t i = 0; i < count; ++i) {
+                int received;
+                std::memcpy(&received, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+                fds.push_back(received);
+              }
+            }
+        if (r > 0 && (msg.msg_flags & MSG_CTRUNC)) return ReadResult::Bad;  // descriptors were lost
+      } else {
+        r = read(fd, p, n);
+        if (r < 0 && errno == EINTR) continue;
+      }
       if (r <= 0) return ReadResult::Eof;
       p += r;
       n -= (std::size_t)r;
@@ -163,6 +245,27 @@ struct Reader {
         std::vector<std::int64_t> shape = m.at("shape").get<std::vector<std::int64_t>>();
         const int dtype = m.at("dtype").get<int>();
         if (dtype < 0 || dtype >= (int)at::ScalarType::NumOptions) return ReadResult::Bad;
+        if (m.contains("shared")) {
+          if (!takes_fds || fds.empty()) return ReadResult::Bad;
+          const int shared_fd = fds.front();
+          fds.erase(fds.begin());
+          std::string why;
+          std::optional<at::Tensor> mapped =
+              map_shared(shared_fd, m.at("shared").get<std::size_t>(), shape, (at::ScalarType)dtype, why);
+          close(shared_fd);  // the mapping keeps the file
+          if (!mapped) {
+            std::fprintf(stderr, "kaudit: %s\n", why.c_str());
+            return ReadResult::Bad;
+          }
+          if (copy_shared) {
+            at::Tensor copy = buffers ? buffers->empty(shape, (at::ScalarType)dtype)
+                                      : at::empty(shape, at::TensorOptions().dtype((at::ScalarType)dtype));
+            copy.copy_(*mapped);
+            mapped = copy;
+          }
+          tensors.push_back(*mapped);
+          continue;
+        }
         at::Tensor t = buffers ? buffers->empty(shape, (at::ScalarType)dtype)
                                : at::empty(shape, at::TensorOptions().dtype((at::ScalarType)dtype));
         std::uint64_t bytes = 0;
@@ -172,6 +275,10 @@ struct Reader {
         tensors.push_back(t);
       }
     } catch (const std::exception&) {
+      return ReadResult::Bad;
+    }
+    if (!fds.empty()) {  // more descriptors than shared tensors: not the protocol
+      close_fds();
       return ReadResult::Bad;
     }
     return ReadResult::Ok;
@@ -450,6 +557,7 @@ int serve_gpu_context(int in_fd, int out_fd, const std::string& nonce, const Wor
   gpu.set_host_buffers(&buffers);
   Reader requests{in_fd};
   requests.buffers = &buffers;
+  requests.takes_fds = true;  // inputs the pool shares are mapped, read-only, not copied
   // KAUDIT_GPU_KEEP_CACHE=1, for measuring what emptying costs only: the allocator keeps its blocks
   // between harness requests, so a request may read what an earlier kernel left (not a real
   // checker's state: docs/ORACLES.md).
@@ -592,6 +700,7 @@ int worker_main(const WorkerLimits& limits, const std::map<std::string, RequestH
   std::string nonce;
   {
     Reader init{in_fd};
+    init.takes_fds = true;
     json hello;
     std::vector<at::Tensor> none;
     if (init.read_message(hello, none) != ReadResult::Ok || !hello.contains("nonce") || !hello["nonce"].is_string())
@@ -636,6 +745,8 @@ int worker_main(const WorkerLimits& limits, const std::map<std::string, RequestH
   auto* shared = static_cast<volatile SharedWords*>(shared_map);
   const pid_t zygote = getpid();
   Reader requests{in_fd};
+  requests.takes_fds = true;
+  requests.copy_shared = true;  // into this zygote's (guarded) memory: a run may write its inputs
   for (;;) {
     rt::reset_guarded_arena();  // the last run's tensors are gone: the next starts from scratch
     json req;
@@ -750,6 +861,8 @@ ExchangeTimes& ExchangeTimes::operator+=(const ExchangeTimes& o) {
   reply += o.reply;
   served += o.served;
   device_copies += o.device_copies;
+  bytes_sent += o.bytes_sent;
+  bytes_shared += o.bytes_shared;
   return *this;
 }
 
@@ -763,6 +876,8 @@ ExchangeTimes ExchangeTimes::operator-(const ExchangeTimes& o) const {
   d.reply -= o.reply;
   d.served -= o.served;
   d.device_copies -= o.device_copies;
+  d.bytes_sent -= o.bytes_sent;
+  d.bytes_shared -= o.bytes_shared;
   return d;
 }
 
@@ -779,15 +894,20 @@ double IsolatedRunner::wall_limit_seconds(int runs) const {
 }
 
 bool IsolatedRunner::start(std::string& error) {
+  // Requests go on a socket (in[1] here, in[0] the worker's stdin), which can carry the
+  // descriptors of shared pool tensors (runtime/shared_tensor.h); replies and stderr on pipes.
   int in[2], out[2], err[2];
-  if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC)) {
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in) || pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC)) {
     error = std::string("pipe: ") + std::strerror(errno);
     return false;
   }
-  // Requests and replies carry tensors of hundreds of MB at native shapes: 1 MiB pipes (the
-  // unprivileged maximum, /proc/sys/fs/pipe-max-size) instead of 64 KiB move them in 16 times
-  // fewer wake-ups. Best effort: a smaller pipe only costs speed.
-  for (int fd : {in[1], out[1]}) (void)fcntl(fd, F_SETPIPE_SZ, 1 << 20);
+  shutdown(in[0], SHUT_WR);  // one way, as a pipe: the worker only reads its requests
+  // Requests and replies carry tensors of hundreds of MB at native shapes: 1 MiB buffers (for a
+  // pipe the unprivileged maximum, /proc/sys/fs/pipe-max-size) instead of 64 KiB move them in 16
+  // times fewer wake-ups. Best effort: a smaller buffer only costs speed.
+  (void)fcntl(out[1], F_SETPIPE_SZ, 1 << 20);
+  const int socket_buffer = 1 << 20;
+  (void)setsockopt(in[1], SOL_SOCKET, SO_SNDBUF, &socket_buffer, sizeof socket_buffer);
   const std::string exe = exe_.string(), threads = std::to_string(limits_.threads),
                     thread_budget = std::to_string(limits_.thread_budget);
   char cpu_limit[32];
@@ -1004,7 +1124,7 @@ bool IsolatedRunner::exchange_once(const json& req, const std::vector<at::Tensor
   message["runs"] = runs;  // the run's CPU backstop in the sandbox covers all of them
   RunResult death;
   const auto send_from = std::chrono::steady_clock::now();
-  const bool sent = send_message(to_worker_, message, tensors);
+  const bool sent = send_message(to_worker_, message, tensors, /*pass_fds=*/true, &times_);
   // The wait for the reply starts the instant the send ends, so that send + reply covers, without
   // a gap, everything between the first byte sent and the reply read: the worker's own time
   // (served_seconds, from reading the request's last byte) lies inside that span, though it may
@@ -1076,8 +1196,9 @@ Exchange IsolatedRunner::exchange(json req, const std::vector<at::Tensor>& tenso
   // Held until the reply is in: the worker keeps the request's tensors until then.
   PayloadBudget::Ticket ticket;
   if (limits_.payload_budget) {
-    std::uint64_t bytes = 0;
-    for (const auto& t : tensors) bytes += t.nbytes();
+    std::uint64_t bytes = 0;  // what the request copies: a shared tensor is handed over as its file
+    for (const auto& t : tensors)
+      if (!shared_bytes(t)) bytes += t.nbytes();
     const auto wait_from = std::chrono::steady_clock::now();
     ticket = limits_.payload_budget->acquire(bytes);
     times_.budget_wait += seconds_since(wait_from);

@@ -100,6 +100,8 @@ struct ExchangeTimes {
   double served = 0;          //   the worker's own time on it, as it reports (request read -> reply ready);
                               //   it lies inside send + reply, and may start before the send returns
   double device_copies = 0;   //   of that, a CUDA worker's copies to and from the device
+  std::uint64_t bytes_sent = 0, bytes_shared = 0;  // request tensors written down the pipe, and
+                                                    // handed over as files (runtime/shared_tensor.h)
   ExchangeTimes& operator+=(const ExchangeTimes& o);
   ExchangeTimes operator-(const ExchangeTimes& o) const;
 };

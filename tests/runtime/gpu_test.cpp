@@ -12,6 +12,7 @@
 #include "oracle/harness.h"
 #include "runtime/cuda/build.h"
 #include "runtime/cuda/device.h"
+#include "runtime/shared_tensor.h"
 #include "runtime/worker.h"
 #include "tests/runtime/kernel_fixture.h"
 
@@ -83,6 +84,22 @@ TEST(Gpu, LargeTensorsComeBackExactlyRunAfterRun) {
     ASSERT_EQ(r.status, Status::Ok) << r.message;
     ASSERT_EQ(r.outputs.size(), 1u);
     EXPECT_TRUE(at::equal(r.outputs[0], x * 2)) << n << " elements";
+  }
+}
+
+// A pool tensor in a sealed memfd reaches the CUDA context as its descriptor, mapped read-only
+// and copied to the device from there (runtime/shared_tensor.h), with the same result as bytes.
+TEST(Gpu, ASharedInputIsHandedOverAsAFile) {
+  SKIP_WITHOUT_GPU();
+  const at::Tensor x = kaudit::runtime::share_in_memfd(at::arange(std::int64_t{8} << 20, at::kFloat));
+  ASSERT_TRUE(kaudit::runtime::shared_bytes(x));
+  for (int round = 0; round < 2; ++round) {
+    const auto before = gpu_runner().times();
+    const auto r = run(kaudit::test::kTwiceKernel, "run", x);
+    ASSERT_EQ(r.status, Status::Ok) << r.message;
+    ASSERT_EQ(r.outputs.size(), 1u);
+    EXPECT_TRUE(at::equal(r.outputs[0], x * 2));
+    EXPECT_EQ((gpu_runner().times() - before).bytes_shared, x.nbytes());
   }
 }
 

@@ -1,0 +1,129 @@
+// runtime/shared_tensor.h: a pool tensor kept in a sealed memfd holds the same values and its file
+// can never be written; a view knows its offset; the receiving side maps exactly the tensor and
+// refuses a descriptor that would let it write; and through a worker, a shared input reaches the
+// run as a file, not bytes, and a run that writes its input changes neither the pool's tensor nor
+// what the next run reads.
+#include <gtest/gtest.h>
+
+#include <ATen/ATen.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+
+#include "runtime/shared_tensor.h"
+#include "runtime/worker.h"
+#include "tests/runtime/kernel_fixture.h"
+
+namespace kaudit::runtime {
+namespace {
+
+TEST(SharedTensor, AMemfdCopyHoldsTheValuesAndItsFileCannotBeWritten) {
+  const at::Tensor t = at::arange(1 << 20, at::kFloat).view({1024, 1024});
+  const at::Tensor s = share_in_memfd(t);
+  ASSERT_TRUE(at::equal(s, t));
+  EXPECT_NE(s.data_ptr(), t.data_ptr());
+  const auto bytes = shared_bytes(s);
+  ASSERT_TRUE(bytes.has_value());
+  EXPECT_EQ(bytes->offset, 0u);
+  const int seals = fcntl(bytes->fd, F_GET_SEALS);
+  ASSERT_GE(seals, 0);
+  for (int seal : {F_SEAL_WRITE, F_SEAL_GROW, F_SEAL_SHRINK, F_SEAL_SEAL}) EXPECT_TRUE(seals & seal) << seal;
+  const float one = 1;
+  EXPECT_EQ(pwrite(bytes->fd, &one, sizeof one, 0), -1);
+  EXPECT_EQ(errno, EPERM);
+  EXPECT_EQ(mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, bytes->fd, 0), MAP_FAILED);
+  // A write through this process's own (private) mapping stays here: the file keeps the values.
+  const at::Tensor values = s.clone();
+  s.view(-1)[0].fill_(-5);
+  std::string why;
+  const auto mapped = map_shared(bytes->fd, 0, {1024, 1024}, at::kFloat, why);
+  ASSERT_TRUE(mapped) << why;
+  EXPECT_TRUE(at::equal(*mapped, values));
+}
+
+TEST(SharedTensor, AViewGivesItsOffsetAndOtherTensorsHaveNoFile) {
+  const at::Tensor s = share_in_memfd(at::arange(1 << 20, at::kFloat));
+  const auto view = shared_bytes(s.slice(0, 1000, 2000));
+  ASSERT_TRUE(view.has_value());
+  EXPECT_EQ(view->offset, 4000u);
+  EXPECT_FALSE(shared_bytes(s.view({1024, 1024}).t()));  // not contiguous: travels as bytes
+  EXPECT_FALSE(shared_bytes(at::arange(1 << 20, at::kFloat)));
+  EXPECT_FALSE(shared_bytes(at::Tensor()));
+  // The receiving side maps it at an offset that is not a page boundary.
+  std::string why;
+  const auto mapped = map_shared(view->fd, view->offset, {1000}, at::kFloat, why);
+  ASSERT_TRUE(mapped) << why;
+  EXPECT_TRUE(at::equal(*mapped, at::arange(1000, 2000, at::kFloat)));
+}
+
+TEST(SharedTensor, TheReceivingSideRefusesAWritableDescriptorAndAShortFile) {
+  const int fd = memfd_create("test", MFD_CLOEXEC);  // unsealed and writable
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(ftruncate(fd, 1 << 16), 0);
+  std::string why;
+  EXPECT_FALSE(map_shared(fd, 0, {16}, at::kFloat, why));
+  EXPECT_NE(why.find("allows writing"), std::string::npos) << why;
+  // The same file read-only is accepted; a tensor past its end is not.
+  const int read_only = open(("/proc/self/fd/" + std::to_string(fd)).c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(read_only, 0);
+  EXPECT_TRUE(map_shared(read_only, 0, {16}, at::kFloat, why)) << why;
+  why.clear();
+  EXPECT_FALSE(map_shared(read_only, 4, {1 << 14}, at::kFloat, why));
+  EXPECT_NE(why.find("shorter"), std::string::npos) << why;
+  EXPECT_FALSE(map_shared(read_only, 0, {-1}, at::kFloat, why));
+  EXPECT_FALSE(map_shared(read_only, 0, {1ll << 40, 1ll << 40}, at::kFloat, why));  // size overflows
+  close(read_only);
+  close(fd);
+}
+
+TEST(SharedTensor, TheDescriptorGoesWithTheLastTensor) {
+  at::Tensor s = share_in_memfd(at::ones({1 << 16}, at::kFloat));
+  const int fd = shared_bytes(s)->fd;
+  at::Tensor view = s.slice(0, 0, 10);
+  s = at::Tensor();
+  EXPECT_GE(fcntl(fd, F_GETFD), 0);  // the view keeps it
+  view = at::Tensor();
+  EXPECT_EQ(fcntl(fd, F_GETFD), -1);
+}
+
+TEST(SharedTensor, AWorkerGetsASharedInputAsAFileAndARunThatWritesItChangesNothingElse) {
+  const char* src = R"(
+#include <torch/extension.h>
+__global__ void bump(float* x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] += 1.0f;
+}
+torch::Tensor run(torch::Tensor x) {
+  int n = x.numel();
+  bump<<<(n + 255) / 256, 256>>>(x.data_ptr<float>(), n);
+  return x;
+}
+)";
+  IsolatedRunner runner(KAUDIT_EXE, {});
+  const at::Tensor original = at::arange(4096, at::kFloat);
+  const at::Tensor x = share_in_memfd(original);
+  ASSERT_TRUE(shared_bytes(x));
+  for (int round = 0; round < 2; ++round) {
+    const auto before = runner.times();
+    auto r = kaudit::test::build_and_run_on(runner, src, "run", {x});
+    ASSERT_EQ(r.result.status, Status::Ok) << r.build_error << r.result.message;
+    ASSERT_EQ(r.result.outputs.size(), 1u);
+    EXPECT_TRUE(at::equal(r.result.outputs[0], original + 1)) << "round " << round;
+    const auto sent = runner.times() - before;
+    EXPECT_EQ(sent.bytes_shared, x.nbytes());
+    EXPECT_EQ(sent.bytes_sent, 0u);
+  }
+  EXPECT_TRUE(at::equal(x, original));
+  // The same values as a plain tensor travel as bytes, with the same result.
+  const auto before = runner.times();
+  auto plain = kaudit::test::build_and_run_on(runner, src, "run", {original.clone()});
+  ASSERT_EQ(plain.result.status, Status::Ok) << plain.result.message;
+  EXPECT_TRUE(at::equal(plain.result.outputs[0], original + 1));
+  EXPECT_EQ((runner.times() - before).bytes_sent, original.nbytes());
+}
+
+}  // namespace
+}  // namespace kaudit::runtime
