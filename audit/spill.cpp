@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -67,7 +68,13 @@ at::Tensor PoolMemory::keep(const at::Tensor& t) {
       in_memory_ += bytes;
       // A large tensor goes into a sealed memfd, so that requests hand workers its file instead
       // of its bytes (runtime/shared_tensor.h); a small one costs more as a descriptor.
-      return bytes >= kShareMinBytes ? runtime::share_in_memfd(t) : t;
+      // KAUDIT_SHARE_POOL=0 sends every tensor as bytes, as before: for measuring what sharing
+      // saves, and for checking that it changes no verdict.
+      static const bool share = [] {
+        const char* v = std::getenv("KAUDIT_SHARE_POOL");
+        return !(v && std::string(v) == "0");
+      }();
+      return share && bytes >= kShareMinBytes ? runtime::share_in_memfd(t) : t;
     }
   }
   at::Tensor spilled = spill_to_file(t, dir_);

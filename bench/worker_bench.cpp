@@ -14,6 +14,7 @@
 #include <stdexcept>
 
 #include "runtime/cpu/compile.h"
+#include "runtime/shared_tensor.h"
 #include "runtime/worker.h"
 
 namespace {
@@ -82,5 +83,15 @@ BENCHMARK(BM_IsolatedRunPlain)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->U
 BENCHMARK(BM_IsolatedRunFibers)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
+
+// Keeping a pool tensor in a sealed memfd (runtime/shared_tensor.h): one copy into fresh shared
+// memory, what the pool pays once per tensor so that no request copies it again. 256 MiB, the
+// size of one rmsnorm input at kernelbench-v0.
+void BM_ShareInMemfd(benchmark::State& state) {
+  const at::Tensor t = at::rand({std::int64_t{64} << 20}, at::kFloat);
+  for (auto _ : state) benchmark::DoNotOptimize(kaudit::runtime::share_in_memfd(t));
+  state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(t.nbytes()));
+}
+BENCHMARK(BM_ShareInMemfd)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 BENCHMARK_MAIN();

@@ -63,19 +63,66 @@ struct ChunkResult {
   int64_t mismatches = 0;
 };
 
-// fn(begin, end, ChunkResult&) for each chunk; the merged result.
-template <class Fn>
-ChunkResult over_chunks(int64_t n, Fn fn) {
+// One element as a comparator sees it: its values, error and allowance, whether it is within
+// tolerance, and whether it may be reported as the worst (equal_nan's NaN pairs may not).
+struct Element {
+  double a, b, err, allowed;
+  bool close, reportable;
+  // What Worst::consider ranks by, never NaN: a failing element with a non-finite error is
+  // infinitely bad; a NaN excess (an exact match of infinities) least notable.
+  double excess() const {
+    double x = !close && !std::isfinite(err) ? kInf : err - allowed;
+    return std::isnan(x) ? -kInf : x;
+  }
+};
+
+// element(i) -> Element for every i in [0, n): the mismatch count and the worst element (the
+// first of the largest excess). Two passes, so that the pass over every element keeps only a
+// count and a maximum (no per-element bookkeeping of the worst, which cost more than the
+// comparison itself at native shapes): the first finds each chunk's count and largest excess,
+// the second walks only the chunk that holds the overall largest to find its first element.
+// Chunks merge in order with a strict `>`, so the result is the serial loop's to the bit on any
+// number of threads.
+template <class ElementAt>
+ChunkResult over_chunks(int64_t n, ElementAt element) {
   const int64_t chunks = (n + kChunk - 1) / kChunk;
-  std::vector<ChunkResult> parts(static_cast<std::size_t>(chunks));
+  struct Part {
+    int64_t mismatches = 0;
+    bool any = false;  // a reportable element
+    double largest = -kInf;
+  };
+  std::vector<Part> parts(static_cast<std::size_t>(chunks));
   at::parallel_for(0, chunks, 1, [&](int64_t b, int64_t e) {
-    for (int64_t c = b; c < e; ++c) fn(c * kChunk, std::min(n, (c + 1) * kChunk), parts[static_cast<std::size_t>(c)]);
+    for (int64_t c = b; c < e; ++c) {
+      Part part;
+      for (int64_t i = c * kChunk, end = std::min(n, (c + 1) * kChunk); i < end; ++i) {
+        const Element el = element(i);
+        part.mismatches += !el.close;
+        if (el.reportable) {
+          part.any = true;
+          const double x = el.excess();
+          part.largest = x > part.largest ? x : part.largest;
+        }
+      }
+      parts[static_cast<std::size_t>(c)] = part;
+    }
   });
   ChunkResult all;
-  for (const ChunkResult& part : parts) {
+  int64_t worst_chunk = -1;
+  for (int64_t c = 0; c < chunks; ++c) {
+    const Part& part = parts[static_cast<std::size_t>(c)];
     all.mismatches += part.mismatches;
-    const Worst& w = part.worst;
-    if (w.index >= 0 && (all.worst.index < 0 || w.excess > all.worst.excess)) all.worst = w;
+    if (part.any && (worst_chunk < 0 || part.largest > parts[static_cast<std::size_t>(worst_chunk)].largest))
+      worst_chunk = c;
+  }
+  if (worst_chunk >= 0) {
+    const double largest = parts[static_cast<std::size_t>(worst_chunk)].largest;
+    for (int64_t i = worst_chunk * kChunk, end = std::min(n, (worst_chunk + 1) * kChunk); i < end; ++i) {
+      const Element el = element(i);
+      if (!el.reportable || el.excess() != largest) continue;
+      all.worst.consider(i, el.a, el.b, el.err, el.allowed, el.close);
+      break;
+    }
   }
   return all;
 }
@@ -164,6 +211,28 @@ double max_abs_finite(const at::Tensor& t) {
   return m;
 }
 
+bool has_unexpected_non_finite(const at::Tensor& out, const at::Tensor& ref) {
+  if (out.sizes() != ref.sizes()) throw std::invalid_argument("has_unexpected_non_finite: shapes differ");
+  if (!out.is_floating_point() || out.numel() == 0) return false;
+  const int64_t n = out.numel();
+  const int64_t chunks = (n + kChunk - 1) / kChunk;
+  std::vector<char> found(static_cast<std::size_t>(chunks), 0);
+  const bool ref_float = ref.is_floating_point();
+  with_elements(out, [&](const auto* po) {
+    with_elements(ref_float ? ref : out, [&](const auto* pr) {
+      at::parallel_for(0, chunks, 1, [&](int64_t b, int64_t e) {
+        for (int64_t c = b; c < e; ++c) {
+          bool any = false;
+          for (int64_t i = c * kChunk, end = std::min(n, (c + 1) * kChunk); i < end; ++i)
+            any |= !std::isfinite(widen(po[i])) && (!ref_float || std::isfinite(widen(pr[i])));
+          found[static_cast<std::size_t>(c)] = any;
+        }
+      });
+    });
+  });
+  return std::any_of(found.begin(), found.end(), [](char f) { return f != 0; });
+}
+
 CompareResult compare_allclose(const at::Tensor& out, const at::Tensor& ref, double rtol,
                                double atol, bool equal_nan) {
   if (!(rtol >= 0) || !(atol >= 0))
@@ -197,19 +266,15 @@ CompareResult compare_allclose(const at::Tensor& out, const at::Tensor& ref, dou
   ChunkResult all;
   with_elements(o, [&](const auto* po) {
     with_elements(e, [&](const auto* pe) {
-      all = over_chunks(n, [&](int64_t begin, int64_t end, ChunkResult& part) {
-        for (int64_t i = begin; i < end; ++i) {
-          const double a = widen(po[i]), b = widen(pe[i]);
-          const double err = std::fabs(a - b);
-          const double allowed = atol + rtol * std::fabs(b);
-          // Same structure as at::isclose: equality (covers equal infinities), then NaN == NaN when
-          // asked, then a finite error within the allowance.
-          bool close = a == b;
-          if (!close && equal_nan && std::isnan(a) && std::isnan(b)) close = true;
-          if (!close) close = std::isfinite(err) && err <= allowed;
-          if (!close) ++part.mismatches;
-          if (!(equal_nan && std::isnan(a) && std::isnan(b))) part.worst.consider(i, a, b, err, allowed, close);
-        }
+      all = over_chunks(n, [&](int64_t i) {
+        const double a = widen(po[i]), b = widen(pe[i]);
+        const double err = std::fabs(a - b);
+        const double allowed = atol + rtol * std::fabs(b);
+        // Same structure as at::isclose: equality (covers equal infinities), then NaN == NaN when
+        // asked, then a finite error within the allowance.
+        const bool nan_pair = equal_nan && std::isnan(a) && std::isnan(b);
+        const bool close = a == b || nan_pair || (std::isfinite(err) && err <= allowed);
+        return Element{a, b, err, allowed, close, !nan_pair};
       });
     });
   });
@@ -292,22 +357,20 @@ CompareResult compare_gate(const at::Tensor& out, const at::Tensor& ref64, doubl
   ChunkResult all;
   with_elements(out, [&](const auto* po) {
     with_elements(ref64, [&](const auto* pe) {
-      all = over_chunks(n, [&](int64_t begin, int64_t end, ChunkResult& part) {
-        for (int64_t i = begin; i < end; ++i) {
-          const double a = widen(po[i]), b = widen(pe[i]);
-          bool close;
-          double err, allowed = rtol * std::fabs(b) + floor;
-          if (!std::isfinite(b) || !std::isfinite(a)) {
-            // NaN must meet NaN and an infinity the same infinity, nothing else.
-            close = (std::isnan(a) && std::isnan(b)) || (!std::isnan(a) && a == b);
-            err = close ? 0 : kInf;
-          } else {
-            err = std::fabs(a - b);
-            close = err <= allowed;
-          }
-          if (!close) ++part.mismatches;
-          part.worst.consider(i, a, b, err, allowed, close);
+      all = over_chunks(n, [&](int64_t i) {
+        const double a = widen(po[i]), b = widen(pe[i]);
+        bool close;
+        double err;
+        const double allowed = rtol * std::fabs(b) + floor;
+        if (!std::isfinite(b) || !std::isfinite(a)) {
+          // NaN must meet NaN and an infinity the same infinity, nothing else.
+          close = (std::isnan(a) && std::isnan(b)) || (!std::isnan(a) && a == b);
+          err = close ? 0 : kInf;
+        } else {
+          err = std::fabs(a - b);
+          close = err <= allowed;
         }
+        return Element{a, b, err, allowed, close, true};
       });
     });
   });

@@ -51,6 +51,11 @@ CompareResult compare_allclose(const at::Tensor& out, const at::Tensor& ref, dou
 // t.to(kDouble).masked_select(isfinite).abs().max() would say, without the copies.
 double max_abs_finite(const at::Tensor& t);
 
+// Whether `out` has a NaN or infinity where `ref` (same shape) has a finite value or is not a
+// floating tensor: a mismatch's cause "nan-inf". One pass over both, in chunks, allocating nothing
+// (the tensor expressions it replaced made four boolean tensors of the output's size per call).
+bool has_unexpected_non_finite(const at::Tensor& out, const at::Tensor& ref);
+
 struct GateTolerance {
   double rtol = 0;
   double atol_scaled = 0;  // multiplied by max |ref| over the tensor

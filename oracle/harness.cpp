@@ -304,9 +304,7 @@ const char* mismatch_cause(const std::vector<at::Tensor>& outputs, const std::ve
     const at::Tensor& o = outputs[i];
     const at::Tensor& r = reference[i];
     if (!o.is_floating_point() || o.sizes() != r.sizes()) continue;
-    const at::Tensor bad = at::logical_not(at::isfinite(o));
-    const at::Tensor expected = r.is_floating_point() ? at::logical_not(at::isfinite(r)) : at::zeros_like(bad);
-    if (at::logical_and(bad, at::logical_not(expected)).any().item<bool>()) return "nan-inf";
+    if (has_unexpected_non_finite(o, r)) return "nan-inf";
   }
   return "wrong-output";
 }

@@ -1,13 +1,13 @@
 #include "runtime/shared_tensor.h"
 
 #include <ATen/ATen.h>
-#include <ATen/Parallel.h>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -79,13 +79,15 @@ at::Tensor share_in_memfd(const at::Tensor& t) {
     return t;
   };
   if (!descriptor_to_spare(fd) || ftruncate(fd, static_cast<off_t>(bytes)) != 0) return give_up();
-  void* w = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  if (w == MAP_FAILED) return give_up();
+  // pwrite, not a copy through a shared mapping: no page fault per 4 KiB of fresh shared memory
+  // (1.9 against 1.2 GB/s here: bench/worker_bench, BM_ShareInMemfd).
   const char* src = static_cast<const char*>(c.data_ptr());
-  at::parallel_for(0, static_cast<std::int64_t>(bytes), std::int64_t{1} << 24, [&](std::int64_t b, std::int64_t e) {
-    std::memcpy(static_cast<char*>(w) + b, src + b, static_cast<std::size_t>(e - b));
-  });
-  munmap(w, bytes);  // no writable shared mapping may exist when the write seal is added
+  for (std::size_t done = 0; done < bytes;) {
+    const ssize_t n = pwrite(fd, src + done, bytes - done, static_cast<off_t>(done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return give_up();
+    done += static_cast<std::size_t>(n);
+  }
   if (fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL) != 0) return give_up();
   void* map = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
   if (map == MAP_FAILED) return give_up();

@@ -321,6 +321,21 @@ TEST(CompareChunks, GiveTheSerialLoopsResultOnAnyNumberOfThreads) {
   at::set_num_threads(threads_before);
 }
 
+TEST(CompareChunks, UnexpectedNonFiniteIsANanOrInfinityWhereTheReferenceIsFinite) {
+  EXPECT_FALSE(oracle::has_unexpected_non_finite(f32({1, 2, 3}), f64({1, 2, 4})));
+  EXPECT_TRUE(oracle::has_unexpected_non_finite(f32({1, kNan, 3}), f64({1, 2, 3})));
+  EXPECT_TRUE(oracle::has_unexpected_non_finite(f32({1, 2, -kInf}), f64({1, 2, 3})));
+  EXPECT_FALSE(oracle::has_unexpected_non_finite(f32({kNan, kInf, 3}), f64({kInf, kNan, 3})));  // expected there
+  EXPECT_FALSE(oracle::has_unexpected_non_finite(at::ones({4}, at::kLong), at::ones({4}, at::kLong)));
+  EXPECT_TRUE(oracle::has_unexpected_non_finite(f32({kNan}), at::ones({1}, at::kLong)));  // an integer reference is finite
+  // Past the first chunks, in half precision: the same answer as the tensor expression.
+  at::Tensor out = at::randn({(int64_t(3) << 20) + 5}).to(at::kHalf);
+  const at::Tensor ref = out.to(at::kDouble);
+  EXPECT_FALSE(oracle::has_unexpected_non_finite(out, ref));
+  out[(int64_t(3) << 20) + 4] = kInf;
+  EXPECT_TRUE(oracle::has_unexpected_non_finite(out, ref));
+}
+
 TEST(CompareChunks, MaxAbsFiniteSkipsNanAndInfinities) {
   EXPECT_EQ(oracle::max_abs_finite(f32({1, -7, kNan, kInf, -kInf, 3})), 7.0);
   EXPECT_EQ(oracle::max_abs_finite(f32({kNan, kInf})), 0.0);
