@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -57,7 +56,13 @@ at::Tensor spill_to_file(const at::Tensor& t, const std::filesystem::path& dir) 
     throw e;
   }
   close(fd);  // the mapping keeps the file
-  return runtime::shared_file_tensor(map, bytes, read_only, c.sizes(), c.strides(), c.options());
+  // The read-only descriptor is kept (and the tensor handed to workers as the file) only where
+  // sharing pays and the process has descriptors to spare; otherwise it travels as bytes.
+  if (runtime::sharing_enabled() && bytes >= PoolMemory::kShareMinBytes && runtime::can_keep_descriptor(read_only))
+    return runtime::shared_file_tensor(map, bytes, read_only, c.sizes(), c.strides(), c.options());
+  close(read_only);
+  return at::from_blob(
+      map, c.sizes(), c.strides(), [bytes](void* p) { munmap(p, bytes); }, c.options());
 }
 
 at::Tensor PoolMemory::keep(const at::Tensor& t) {
@@ -68,13 +73,7 @@ at::Tensor PoolMemory::keep(const at::Tensor& t) {
       in_memory_ += bytes;
       // A large tensor goes into a sealed memfd, so that requests hand workers its file instead
       // of its bytes (runtime/shared_tensor.h); a small one costs more as a descriptor.
-      // KAUDIT_SHARE_POOL=0 sends every tensor as bytes, as before: for measuring what sharing
-      // saves, and for checking that it changes no verdict.
-      static const bool share = [] {
-        const char* v = std::getenv("KAUDIT_SHARE_POOL");
-        return !(v && std::string(v) == "0");
-      }();
-      return share && bytes >= kShareMinBytes ? runtime::share_in_memfd(t) : t;
+      return runtime::sharing_enabled() && bytes >= kShareMinBytes ? runtime::share_in_memfd(t) : t;
     }
   }
   at::Tensor spilled = spill_to_file(t, dir_);

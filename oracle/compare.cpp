@@ -117,12 +117,20 @@ ChunkResult over_chunks(int64_t n, ElementAt element) {
   }
   if (worst_chunk >= 0) {
     const double largest = parts[static_cast<std::size_t>(worst_chunk)].largest;
-    for (int64_t i = worst_chunk * kChunk, end = std::min(n, (worst_chunk + 1) * kChunk); i < end; ++i) {
+    const int64_t begin = worst_chunk * kChunk, end = std::min(n, (worst_chunk + 1) * kChunk);
+    for (int64_t i = begin; i < end; ++i) {
       const Element el = element(i);
       if (!el.reportable || el.excess() != largest) continue;
       all.worst.consider(i, el.a, el.b, el.err, el.allowed, el.close);
       break;
     }
+    // Should the two passes ever round an excess differently (a compiler contracting one loop's
+    // arithmetic and not the other's), the chunk's worst is found the one-pass way instead.
+    if (all.worst.index < 0)
+      for (int64_t i = begin; i < end; ++i) {
+        const Element el = element(i);
+        if (el.reportable) all.worst.consider(i, el.a, el.b, el.err, el.allowed, el.close);
+      }
   }
   return all;
 }

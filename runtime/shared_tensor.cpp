@@ -8,9 +8,11 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <string>
 
 namespace kaudit::runtime {
 namespace {
@@ -19,6 +21,7 @@ namespace {
 struct Entry {
   int fd;
   std::size_t bytes;
+  bool sealed;
 };
 std::mutex registry_mu;
 std::map<const void*, Entry>& registry() {
@@ -26,30 +29,11 @@ std::map<const void*, Entry>& registry() {
   return *r;
 }
 
-// A descriptor number this high leaves too few for what the process must still open (a worker's
-// pipes, a spill file, a compiler's output): the tensor travels as bytes instead.
-bool descriptor_to_spare(int fd) {
-  // A pool at native shapes holds hundreds of such tensors, more than a soft limit of 1,024 leaves
-  // room for: raised to the hard limit once (which any process may do).
-  static const bool raised = [] {
-    rlimit files{};
-    if (getrlimit(RLIMIT_NOFILE, &files) != 0 || files.rlim_cur >= files.rlim_max) return false;
-    files.rlim_cur = files.rlim_max;
-    return setrlimit(RLIMIT_NOFILE, &files) == 0;
-  }();
-  (void)raised;
-  rlimit files{};
-  if (getrlimit(RLIMIT_NOFILE, &files) != 0 || files.rlim_cur == RLIM_INFINITY) return true;
-  return static_cast<rlim_t>(fd) + 256 < files.rlim_cur;
-}
-
-}  // namespace
-
-at::Tensor shared_file_tensor(void* map, std::size_t bytes, int read_only_fd, at::IntArrayRef sizes,
-                              at::IntArrayRef strides, const at::TensorOptions& options) {
+at::Tensor registered_tensor(void* map, std::size_t bytes, int fd, bool sealed, at::IntArrayRef sizes,
+                             at::IntArrayRef strides, const at::TensorOptions& options) {
   {
     std::lock_guard lock(registry_mu);
-    registry()[map] = {read_only_fd, bytes};
+    registry()[map] = {fd, bytes, sealed};
   }
   return at::from_blob(
       map, sizes, strides,
@@ -68,6 +52,38 @@ at::Tensor shared_file_tensor(void* map, std::size_t bytes, int read_only_fd, at
       options);
 }
 
+}  // namespace
+
+bool sharing_enabled() {
+  static const bool enabled = [] {
+    const char* v = std::getenv("KAUDIT_SHARE_POOL");
+    return !(v && std::string(v) == "0");
+  }();
+  return enabled;
+}
+
+// A descriptor number this high leaves too few for what the process must still open: the tensor
+// travels as bytes instead.
+bool can_keep_descriptor(int fd) {
+  // A pool at native shapes holds hundreds of such tensors, more than a soft limit of 1,024 leaves
+  // room for: raised to the hard limit once (which any process may do).
+  static const bool raised = [] {
+    rlimit files{};
+    if (getrlimit(RLIMIT_NOFILE, &files) != 0 || files.rlim_cur >= files.rlim_max) return false;
+    files.rlim_cur = files.rlim_max;
+    return setrlimit(RLIMIT_NOFILE, &files) == 0;
+  }();
+  (void)raised;
+  rlimit files{};
+  if (getrlimit(RLIMIT_NOFILE, &files) != 0 || files.rlim_cur == RLIM_INFINITY) return true;
+  return static_cast<rlim_t>(fd) + 256 < files.rlim_cur;
+}
+
+at::Tensor shared_file_tensor(void* map, std::size_t bytes, int read_only_fd, at::IntArrayRef sizes,
+                              at::IntArrayRef strides, const at::TensorOptions& options) {
+  return registered_tensor(map, bytes, read_only_fd, /*sealed=*/false, sizes, strides, options);
+}
+
 at::Tensor share_in_memfd(const at::Tensor& t) {
   const at::Tensor c = t.contiguous();
   const std::size_t bytes = c.nbytes();
@@ -78,7 +94,7 @@ at::Tensor share_in_memfd(const at::Tensor& t) {
     close(fd);
     return t;
   };
-  if (!descriptor_to_spare(fd) || ftruncate(fd, static_cast<off_t>(bytes)) != 0) return give_up();
+  if (!can_keep_descriptor(fd) || ftruncate(fd, static_cast<off_t>(bytes)) != 0) return give_up();
   // pwrite, not a copy through a shared mapping: no page fault per 4 KiB of fresh shared memory
   // (1.9 against 1.2 GB/s here: bench/worker_bench, BM_ShareInMemfd).
   const char* src = static_cast<const char*>(c.data_ptr());
@@ -89,9 +105,17 @@ at::Tensor share_in_memfd(const at::Tensor& t) {
     done += static_cast<std::size_t>(n);
   }
   if (fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL) != 0) return give_up();
+  // Workers get a read-only descriptor of it: before Linux 6.7 the kernel refuses any shared
+  // mapping, even a read-only one, through a writable descriptor of a write-sealed memfd.
+  const int read_only = open(("/proc/self/fd/" + std::to_string(fd)).c_str(), O_RDONLY | O_CLOEXEC);
+  if (read_only < 0) return give_up();
   void* map = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
-  if (map == MAP_FAILED) return give_up();
-  return shared_file_tensor(map, bytes, fd, c.sizes(), c.strides(), c.options());
+  close(fd);  // the mapping and the read-only descriptor keep the file
+  if (map == MAP_FAILED) {
+    close(read_only);
+    return t;
+  }
+  return registered_tensor(map, bytes, read_only, /*sealed=*/true, c.sizes(), c.strides(), c.options());
 }
 
 std::optional<SharedBytes> shared_bytes(const at::Tensor& t) {
@@ -102,7 +126,7 @@ std::optional<SharedBytes> shared_bytes(const at::Tensor& t) {
   if (it == registry().end()) return std::nullopt;
   const std::size_t offset = static_cast<std::size_t>(static_cast<const char*>(t.data_ptr()) - static_cast<const char*>(base));
   if (offset > it->second.bytes || t.nbytes() > it->second.bytes - offset) return std::nullopt;
-  return SharedBytes{it->second.fd, offset};
+  return SharedBytes{it->second.fd, offset, it->second.sealed};
 }
 
 std::optional<at::Tensor> map_shared(int fd, std::size_t offset, const std::vector<std::int64_t>& shape,

@@ -21,22 +21,37 @@
 
 namespace kaudit::runtime {
 
+// Whether pool tensors are shared at all: KAUDIT_SHARE_POOL=0 sends every tensor as bytes, as
+// before, to measure what sharing saves and to check that it changes no verdict.
+bool sharing_enabled();
+
+// Whether this process may keep descriptor `fd` open for a tensor's life and still have room for
+// what it must open later (a worker's pipes, a compiler's output). The first call raises the soft
+// descriptor limit to the hard one.
+bool can_keep_descriptor(int fd);
+
 // A contiguous copy of `t` in a sealed memfd, mapped privately in this process (a write here stays
 // here, as with any tensor; the file never changes). Returns `t` itself where no memfd can be had
-// (no descriptors left, no memfd on this kernel): such a tensor travels as bytes.
+// (no descriptors to spare, no memfd on this kernel): such a tensor travels as bytes.
 at::Tensor share_in_memfd(const at::Tensor& t);
 
-// A tensor over `map` (`bytes` mapped from a file), registered with `read_only_fd`, a descriptor
-// of the same file that allows no write: the tensor owns both (munmap and close when it goes).
+// A tensor over `map` (`bytes` mapped from a file that is not sealed: a spill file), registered
+// with `read_only_fd`, a descriptor of the same file that allows no write: the tensor owns both
+// (munmap and close when it goes).
 at::Tensor shared_file_tensor(void* map, std::size_t bytes, int read_only_fd, at::IntArrayRef sizes,
                               at::IntArrayRef strides, const at::TensorOptions& options);
 
-// Where a tensor's bytes can be handed over as a file: the descriptor (owned by the tensor's
-// storage, valid while the tensor lives) and the byte offset of its first element. None for a
+// Where a tensor's bytes can be handed over as a file: the descriptor (read-only, owned by the
+// tensor's storage, valid while the tensor lives), the byte offset of its first element, and
+// whether the file is sealed. An unsealed file (a spill file) is protected only by its
+// descriptor's mode, which a process of the same user, or root, can get around by opening
+// /proc/self/fd/N again: it goes only to a CPU worker's zygote, which runs no kernel code, never
+// to a CUDA worker, whose process runs every kernel's host code (runtime/worker.cpp). None for a
 // tensor that is not contiguous or not made by the functions above.
 struct SharedBytes {
   int fd = -1;
   std::size_t offset = 0;
+  bool sealed = false;
 };
 std::optional<SharedBytes> shared_bytes(const at::Tensor& t);
 

@@ -111,24 +111,39 @@ bool send_length_with_fds(int fd, std::uint64_t n, const std::vector<int>& fds) 
   }
 }
 
-// One message: a JSON header (with each tensor's dtype and shape) and the tensors' bytes. With
-// `pass_fds` (a socket to a worker), a tensor whose bytes are in a shareable file
-// (runtime/shared_tensor.h) goes as its descriptor instead, marked "shared" with its offset.
-bool send_message(int fd, json header, const std::vector<at::Tensor>& tensors, bool pass_fds = false,
+// Which of a request's tensors go to a worker as their files (runtime/shared_tensor.h): at most
+// kMaxPassedFds, and to a CUDA worker only sealed ones (its process runs kernels' host code, which
+// could open an unsealed spill file again for writing); the rest travel as bytes.
+using FilesToPass = std::vector<std::optional<SharedBytes>>;
+FilesToPass files_to_pass(const std::vector<at::Tensor>& tensors, bool cuda_worker) {
+  FilesToPass files(tensors.size());
+  std::size_t passed = 0;
+  for (std::size_t i = 0; i < tensors.size() && passed < kMaxPassedFds; ++i)
+    if (const auto s = shared_bytes(tensors[i]); s && (s->sealed || !cuda_worker)) {
+      files[i] = s;
+      ++passed;
+    }
+  return files;
+}
+
+// One message: a JSON header (with each tensor's dtype and shape) and the tensors' bytes. A tensor
+// with an entry in `files` (a socket to a worker) goes as its descriptor instead, marked "shared"
+// with its offset.
+bool send_message(int fd, json header, const std::vector<at::Tensor>& tensors, const FilesToPass* files = nullptr,
                   ExchangeTimes* counts = nullptr) {
   json metas = json::array();
   std::vector<at::Tensor> contiguous;
   std::vector<int> fds;
-  for (const auto& t : tensors) {
+  for (std::size_t i = 0; i < tensors.size(); ++i) {
+    const at::Tensor& t = tensors[i];
     json meta = {{"dtype", (int)t.scalar_type()}, {"shape", t.sizes().vec()}};
-    if (pass_fds && fds.size() < kMaxPassedFds)
-      if (const auto s = shared_bytes(t)) {
-        meta["shared"] = s->offset;
-        fds.push_back(s->fd);
-        if (counts) counts->bytes_shared += t.nbytes();
-        metas.push_back(meta);
-        continue;
-      }
+    if (files && (*files)[i]) {
+      meta["shared"] = (*files)[i]->offset;
+      fds.push_back((*files)[i]->fd);
+      if (counts) counts->bytes_shared += t.nbytes();
+      metas.push_back(meta);
+      continue;
+    }
     contiguous.push_back(t.contiguous());
     metas.push_back(meta);
   }
@@ -160,7 +175,7 @@ struct Reader {
   // (copied into this process's memory instead with copy_shared: a CPU run may write its inputs).
   bool takes_fds = false;
   bool copy_shared = false;
-  std::vector<int> fds;  // received, not yet taken by a tensor
+  std::vector<int> fds = {};  // received, not yet taken by a tensor
 
   ~Reader() { close_fds(); }
   void close_fds() {
@@ -1124,7 +1139,8 @@ bool IsolatedRunner::exchange_once(const json& req, const std::vector<at::Tensor
   message["runs"] = runs;  // the run's CPU backstop in the sandbox covers all of them
   RunResult death;
   const auto send_from = std::chrono::steady_clock::now();
-  const bool sent = send_message(to_worker_, message, tensors, /*pass_fds=*/true, &times_);
+  const FilesToPass files = files_to_pass(tensors, limits_.cuda);
+  const bool sent = send_message(to_worker_, message, tensors, &files, &times_);
   // The wait for the reply starts the instant the send ends, so that send + reply covers, without
   // a gap, everything between the first byte sent and the reply read: the worker's own time
   // (served_seconds, from reading the request's last byte) lies inside that span, though it may
@@ -1133,6 +1149,9 @@ bool IsolatedRunner::exchange_once(const json& req, const std::vector<at::Tensor
   times_.send += std::chrono::duration<double>(reply_from - send_from).count();
   ++times_.exchanges;
   if (!sent) {
+    // Mostly a worker that died (a closed socket); but a send can also fail with the worker alive
+    // (no memory for the descriptors in flight), and waiting for it to exit would wait forever.
+    kill_process_tree(pid_);
     death = collect_death(death, false);
   } else {
     Reader reader{from_worker_, worker_err_, &stderr_tail_,
@@ -1196,9 +1215,13 @@ Exchange IsolatedRunner::exchange(json req, const std::vector<at::Tensor>& tenso
   // Held until the reply is in: the worker keeps the request's tensors until then.
   PayloadBudget::Ticket ticket;
   if (limits_.payload_budget) {
-    std::uint64_t bytes = 0;  // what the request copies: a shared tensor is handed over as its file
-    for (const auto& t : tensors)
-      if (!shared_bytes(t)) bytes += t.nbytes();
+    // What the request makes the worker hold: a CUDA worker reads a tensor handed over as its
+    // file in place, while a CPU worker's zygote copies it into its own memory (a run may write
+    // its inputs), so there it counts like bytes sent.
+    const FilesToPass files = files_to_pass(tensors, limits_.cuda);
+    std::uint64_t bytes = 0;
+    for (std::size_t i = 0; i < tensors.size(); ++i)
+      if (!(limits_.cuda && files[i])) bytes += tensors[i].nbytes();
     const auto wait_from = std::chrono::steady_clock::now();
     ticket = limits_.payload_budget->acquire(bytes);
     times_.budget_wait += seconds_since(wait_from);

@@ -31,10 +31,18 @@ TEST(SharedTensor, AMemfdCopyHoldsTheValuesAndItsFileCannotBeWritten) {
   const int seals = fcntl(bytes->fd, F_GET_SEALS);
   ASSERT_GE(seals, 0);
   for (int seal : {F_SEAL_WRITE, F_SEAL_GROW, F_SEAL_SHRINK, F_SEAL_SEAL}) EXPECT_TRUE(seals & seal) << seal;
+  // The descriptor workers get is read-only, and the seals hold even through a writable one.
+  EXPECT_EQ(fcntl(bytes->fd, F_GETFL) & O_ACCMODE, O_RDONLY);
   const float one = 1;
   EXPECT_EQ(pwrite(bytes->fd, &one, sizeof one, 0), -1);
-  EXPECT_EQ(errno, EPERM);
   EXPECT_EQ(mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, bytes->fd, 0), MAP_FAILED);
+  const int writable = open(("/proc/self/fd/" + std::to_string(bytes->fd)).c_str(), O_RDWR | O_CLOEXEC);
+  ASSERT_GE(writable, 0);
+  EXPECT_EQ(pwrite(writable, &one, sizeof one, 0), -1);
+  EXPECT_EQ(errno, EPERM);
+  EXPECT_EQ(mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, writable, 0), MAP_FAILED);
+  close(writable);
+  EXPECT_TRUE(bytes->sealed);
   // A write through this process's own (private) mapping stays here: the file keeps the values.
   const at::Tensor values = s.clone();
   s.view(-1)[0].fill_(-5);
@@ -77,6 +85,32 @@ TEST(SharedTensor, TheReceivingSideRefusesAWritableDescriptorAndAShortFile) {
   EXPECT_FALSE(map_shared(read_only, 0, {1ll << 40, 1ll << 40}, at::kFloat, why));  // size overflows
   close(read_only);
   close(fd);
+}
+
+// A spill file's tensor (shared_file_tensor): unsealed, so only a CPU worker gets it as a file.
+TEST(SharedTensor, AnUnsealedFileReachesACpuWorkerAsAFile) {
+  const at::Tensor values = at::arange(1 << 16, at::kFloat);
+  char name[] = "/tmp/kaudit-spill-test-XXXXXX";
+  const int fd = mkstemp(name);
+  ASSERT_GE(fd, 0);
+  const int read_only = open(name, O_RDONLY | O_CLOEXEC);
+  unlink(name);
+  ASSERT_EQ(write(fd, values.data_ptr(), values.nbytes()), (ssize_t)values.nbytes());
+  void* map = mmap(nullptr, values.nbytes(), PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+  close(fd);
+  ASSERT_NE(map, MAP_FAILED);
+  const at::Tensor x = shared_file_tensor(map, values.nbytes(), read_only, values.sizes(), values.strides(), values.options());
+  ASSERT_TRUE(shared_bytes(x));
+  EXPECT_FALSE(shared_bytes(x)->sealed);
+  IsolatedRunner runner(KAUDIT_EXE, {});
+  const auto before = runner.times();
+  auto r = kaudit::test::build_and_run_on(runner, R"(
+#include <torch/extension.h>
+torch::Tensor run(torch::Tensor x) { return x; }
+)", "run", {x});
+  ASSERT_EQ(r.result.status, Status::Ok) << r.build_error << r.result.message;
+  EXPECT_TRUE(at::equal(r.result.outputs[0], values));
+  EXPECT_EQ((runner.times() - before).bytes_shared, values.nbytes());
 }
 
 TEST(SharedTensor, TheDescriptorGoesWithTheLastTensor) {
