@@ -4,7 +4,9 @@
 // 0 = KAUDIT_SANDBOX=off (fork per run without the sandbox's layers). Two kernels: a plain one and
 // one run on fibers (a shared-memory reduction with barriers), both on a small input, so the
 // real time per iteration is what a short audit run pays. KAUDIT_BENCH_WORKER names another
-// kaudit binary to serve the runs (an older build, for a before-and-after comparison). Issue 21's target: the sandboxed
+// kaudit binary to serve the runs (an older build, for a before-and-after comparison);
+// KAUDIT_WORKER_STANDINS=0 starts the workers with every library libtorch lists, not the empty
+// stand-ins of those nothing uses (runtime/worker_libs.py). Issue 21's target: the sandboxed
 // audit at most 20% slower than the unsandboxed one (docs/SECURITY.md has the measurement).
 #include <ATen/ATen.h>
 #include <benchmark/benchmark.h>

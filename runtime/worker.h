@@ -116,6 +116,11 @@ struct Exchange {
   std::vector<at::Tensor> tensors;
 };
 
+// The folder of empty stand-ins for libraries a CPU worker maps and never uses (made next to the
+// worker's executable by runtime/worker_libs.py at build time), which CPU workers are started
+// with first on LD_LIBRARY_PATH; "" when there is none or KAUDIT_WORKER_STANDINS=0.
+std::string worker_library_standins(const std::filesystem::path& worker_exe);
+
 class IsolatedRunner {
  public:
   // worker_exe: a binary whose `worker` subcommand calls worker_main (normally kaudit itself).

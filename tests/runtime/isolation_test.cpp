@@ -4,6 +4,11 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <fstream>
+#include <set>
+#include <string>
+#include <vector>
+
 #include "tests/runtime/kernel_fixture.h"
 
 using kaudit::runtime::Status;
@@ -341,3 +346,53 @@ torch::Tensor run(torch::Tensor x) {
   EXPECT_EQ(none.exchanges, 0u);
   EXPECT_EQ(none.served, 0.0);
 }
+
+namespace {
+
+// The libraries a process maps, by file name (/proc/PID/maps).
+std::set<std::string> mapped_libraries(pid_t pid) {
+  std::ifstream maps("/proc/" + std::to_string(pid) + "/maps");
+  std::set<std::string> out;
+  for (std::string line; std::getline(maps, line);)
+    if (auto slash = line.find('/'); slash != std::string::npos && line.find(".so", slash) != std::string::npos)
+      out.insert(line.substr(slash));
+  return out;
+}
+
+TEST(Isolation, TheWorkerMapsStandInsInsteadOfTheLibrariesItNeverUses) {
+  // runtime/worker_libs.py decides at build time which libraries a CPU worker can do without; a
+  // worker started here must map the empty stand-ins, none of the real ones, and still run
+  // kernels (the whole test suite runs on such workers).
+  const std::string standins = kaudit::runtime::worker_library_standins(KAUDIT_EXE);
+  if (standins.empty()) GTEST_SKIP() << "no stand-ins were made for this build (runtime/worker_libs.py)";
+  std::vector<std::string> replaced;
+  std::ifstream readme(standins + "/README");
+  for (std::string line; std::getline(readme, line);)
+    if (line.rfind("lib", 0) == 0) replaced.push_back(line);
+  ASSERT_FALSE(replaced.empty());
+  auto libraries_of_a_worker = [&](bool with_standins) {
+    if (!with_standins) setenv("KAUDIT_WORKER_STANDINS", "0", 1);
+    kaudit::runtime::IsolatedRunner runner(KAUDIT_EXE, {});
+    auto x = at::arange(300, at::kFloat);
+    auto r = kaudit::test::build_and_run_on(runner, kGood, "run", {x});
+    unsetenv("KAUDIT_WORKER_STANDINS");
+    EXPECT_EQ(r.result.status, Status::Ok) << r.build_error << r.result.message;
+    if (r.result.status == Status::Ok) {
+      EXPECT_TRUE(at::equal(r.result.outputs[0], x * 2));
+    }
+    return mapped_libraries(runner.worker_pid());
+  };
+  const auto with = libraries_of_a_worker(true), without = libraries_of_a_worker(false);
+  for (const auto& name : replaced) {
+    bool real = false, standin = false;
+    for (const auto& path : with)
+      if (path.size() >= name.size() && path.compare(path.size() - name.size(), name.size(), name) == 0)
+        (path.rfind(standins, 0) == 0 ? standin : real) = true;
+    EXPECT_FALSE(real) << name << " is mapped from its real file";
+    EXPECT_TRUE(standin) << name << "'s stand-in is not mapped";
+  }
+  EXPECT_LT(with.size() * 2, without.size()) << with.size() << " libraries with the stand-ins, " << without.size()
+                                              << " without";
+}
+
+}  // namespace
