@@ -193,9 +193,35 @@ std::string apply_seccomp() {
   seccomp_release(ctx);
   return rc ? std::string("seccomp: ") + std::strerror(-rc) : std::string();
 }
+
+// A compiler forks and execs its own stages (cc1plus, as, ld) and NVRTC's needs were never pinned
+// down, so compilers get a deny list rather than the runs' allow list: the calls no compiler
+// makes and an exploited one would want, each answered EPERM (a compiler reports an error; no
+// trap, no lost build). The filter is inherited by every stage it execs.
+std::string apply_compiler_seccomp() {
+  scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+  if (!ctx) return "seccomp_init failed";
+  int rc = 0;
+  for (int nr : {// the network, and other processes' memory
+                 SCMP_SYS(socket), SCMP_SYS(ptrace), SCMP_SYS(process_vm_readv), SCMP_SYS(process_vm_writev),
+                 SCMP_SYS(pidfd_getfd), SCMP_SYS(kcmp),
+                 // namespaces, mounts and the kernel's own interfaces
+                 SCMP_SYS(unshare), SCMP_SYS(setns), SCMP_SYS(mount), SCMP_SYS(umount2), SCMP_SYS(pivot_root),
+                 SCMP_SYS(chroot), SCMP_SYS(bpf), SCMP_SYS(perf_event_open), SCMP_SYS(userfaultfd),
+                 SCMP_SYS(io_uring_setup), SCMP_SYS(keyctl), SCMP_SYS(add_key), SCMP_SYS(request_key),
+                 SCMP_SYS(init_module), SCMP_SYS(finit_module), SCMP_SYS(delete_module), SCMP_SYS(kexec_load),
+                 SCMP_SYS(kexec_file_load), SCMP_SYS(reboot), SCMP_SYS(swapon), SCMP_SYS(swapoff),
+                 SCMP_SYS(acct), SCMP_SYS(settimeofday), SCMP_SYS(clock_settime), SCMP_SYS(setdomainname),
+                 SCMP_SYS(sethostname)})
+    if (!rc) rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 0);
+  if (!rc) rc = seccomp_load(ctx);
+  seccomp_release(ctx);
+  return rc ? std::string("seccomp: ") + std::strerror(-rc) : std::string();
+}
 #else
 bool probe_seccomp() { return false; }
 std::string apply_seccomp() { return {}; }
+std::string apply_compiler_seccomp() { return {}; }
 #endif
 
 // Resource limits that hold even where a layer above is missing.
@@ -335,6 +361,8 @@ std::string confine_compiler(const CompilerPolicy& policy) {
       !limit(RLIMIT_CPU, static_cast<std::uint64_t>(std::ceil(policy.cpu_seconds))))
     return std::string("setrlimit: ") + std::strerror(errno);
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return std::string("no_new_privs: ") + std::strerror(errno);
+  if (available_layers().seccomp)
+    if (std::string e = apply_compiler_seccomp(); !e.empty()) return e;
   const int abi = available_layers().landlock_abi;
   if (abi == 0) return {};
   const long ruleset = create_ruleset(abi);

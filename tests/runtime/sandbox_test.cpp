@@ -222,4 +222,34 @@ TEST(SandboxCompiler, AConfinedProcessWritesOnlyItsOwnFolder) {
   fs::remove_all(own);
 }
 
+TEST(SandboxCompiler, AConfinedProcessOpensNoSocketAndTracesNothing) {
+  // The compilers' deny list (common/sandbox.cpp, apply_compiler_seccomp): EPERM, while the
+  // process still forks and execs (a compiler's stages).
+  if (!kaudit::sandbox::available_layers().seccomp) GTEST_SKIP() << kaudit::sandbox::missing_layers();
+  // The system's Python: the policy reads only the system's folders (a shim under HOME is refused).
+  const std::string python = "/usr/bin/python3";
+  if (access(python.c_str(), X_OK) != 0) GTEST_SKIP() << "no " << python;
+  const fs::path own = scratch("own-net");
+  fs::create_directories(own);
+  kaudit::sandbox::CompilerPolicy p;
+  p.read_paths = kaudit::sandbox::system_read_paths();
+  p.write_dirs = {own.string()};
+  const std::string probe =
+      "import ctypes, errno, socket, subprocess\n"
+      "for family in (socket.AF_INET, socket.AF_UNIX):\n"
+      "    try:\n"
+      "        socket.socket(family); print('socket opened')\n"
+      "    except OSError as e: print('socket', errno.errorcode[e.errno])\n"
+      "libc = ctypes.CDLL(None, use_errno=True)\n"
+      "print('ptrace', libc.ptrace(0, 0, 0, 0), errno.errorcode.get(ctypes.get_errno()))\n"
+      "print(subprocess.run(['echo', 'stages run'], capture_output=True, text=True).stdout.strip())\n";
+  auto r = kaudit::run_confined_process({python, "-c", probe}, 60, p, own.string());
+  ASSERT_TRUE(r.started) << r.spawn_error;
+  EXPECT_EQ(r.out, "socket EPERM\nsocket EPERM\nptrace -1 EPERM\nstages run\n") << r.err;
+  // The control: the same probe unconfined opens both sockets.
+  auto open = kaudit::run_process({python, "-c", probe}, 60);
+  EXPECT_NE(open.out.find("socket opened\nsocket opened"), std::string::npos) << open.out << open.err;
+  fs::remove_all(own);
+}
+
 }  // namespace
