@@ -58,6 +58,11 @@ const char* to_string(Status s) {
 
 std::filesystem::path self_executable() { return std::filesystem::read_symlink("/proc/self/exe"); }
 
+std::filesystem::path worker_executable() {
+  const std::filesystem::path self = self_executable(), beside = self.parent_path() / "kaudit_worker";
+  return access(beside.c_str(), X_OK) == 0 ? beside : self;
+}
+
 Status status_from_name(const std::string& name) {
   static const std::map<std::string, Status> names = {
       {"ok", Status::Ok}, {"crash", Status::Crash}, {"barrier-divergence", Status::BarrierDivergence},

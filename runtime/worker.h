@@ -217,5 +217,9 @@ Status status_from_name(const std::string& name);
 
 // The path of the running executable (for spawning workers of the same binary).
 std::filesystem::path self_executable();
+// The program to start workers with: kaudit_worker beside the running executable (the worker
+// alone, tools/worker_main.cpp: a smaller process to fork for every run), else the running
+// executable itself.
+std::filesystem::path worker_executable();
 
 }  // namespace kaudit::runtime

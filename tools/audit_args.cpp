@@ -152,7 +152,7 @@ std::optional<corpus::LoadResult> load_for_audit(const char* command, AuditArgs&
     }
     a.options.mutant_set = a.mutant_set.get();
   }
-  a.options.worker_exe = runtime::self_executable();
+  a.options.worker_exe = runtime::worker_executable();
   const auto t0 = std::make_shared<std::chrono::steady_clock::time_point>(std::chrono::steady_clock::now());
   a.options.progress = [t0](const std::string& line) {
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - *t0).count();

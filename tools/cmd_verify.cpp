@@ -114,7 +114,7 @@ int verify_command(const std::vector<std::string>& args) {
     return 2;
   }
   opts.cache_dir = cache;
-  opts.worker_exe = runtime::self_executable();
+  opts.worker_exe = runtime::worker_executable();
   if (!json_out) {
     std::printf("kaudit verify: %zu tasks, %zu kernels from %s (%s, shapes: task presets '%s' "
                 "and odd shapes)\n",
