@@ -20,6 +20,7 @@ are image, video, message-queue and key-value stores). The result is checked: wi
 path, `ldd -r` of the worker must report no undefined symbol, or OUT is removed and the worker
 maps everything as before. Usage: worker_libs.py WORKER_EXE OUT [C_COMPILER]
 """
+import functools
 import os
 import re
 import shutil
@@ -43,10 +44,12 @@ def closure(exe, env=None):
     return libs
 
 
+@functools.lru_cache(maxsize=None)
 def needed(path):
     return re.findall(r"\(NEEDED\)\s+Shared library: \[(.+?)\]", run(["readelf", "-d", path]))
 
 
+@functools.lru_cache(maxsize=None)
 def symbols(path):
     """(defined, undefined) dynamic symbol names, without version suffixes."""
     defined, undefined = set(), set()
