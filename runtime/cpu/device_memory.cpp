@@ -105,13 +105,16 @@ std::vector<std::pair<std::size_t, std::size_t>> CachingAllocatorModel::free_blo
   return out;
 }
 
-DeviceMemory::DeviceMemory(std::size_t capacity) : capacity_(capacity), model_(capacity) {
-  void* m = mmap(nullptr, capacity, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (m != MAP_FAILED) base_ = static_cast<char*>(m);
+DeviceMemory::DeviceMemory(std::size_t capacity, std::size_t guard)
+    : capacity_(capacity), guard_(guard), model_(capacity) {
+  void* m = mmap(nullptr, guard + capacity, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (m == MAP_FAILED) return;
+  reservation_ = static_cast<char*>(m);
+  base_ = reservation_ + guard;
 }
 
 DeviceMemory::~DeviceMemory() {
-  if (base_) munmap(base_, capacity_);
+  if (reservation_) munmap(reservation_, guard_ + capacity_);
 }
 
 void* DeviceMemory::allocate(std::size_t bytes) {
@@ -127,7 +130,7 @@ void* DeviceMemory::allocate(std::size_t bytes) {
 }
 
 void DeviceMemory::free(void* p) {
-  if (contains(p)) model_.free(static_cast<std::size_t>(static_cast<char*>(p) - base_));
+  if (contains(p) && static_cast<char*>(p) >= base_) model_.free(static_cast<std::size_t>(static_cast<char*>(p) - base_));
 }
 
 void DeviceMemory::reset() {
@@ -141,7 +144,7 @@ void DeviceMemory::reset() {
 }
 
 bool DeviceMemory::contains(const void* p) const {
-  return base_ && static_cast<const char*>(p) >= base_ && static_cast<const char*>(p) < base_ + capacity_;
+  return reservation_ && static_cast<const char*>(p) >= reservation_ && static_cast<const char*>(p) < base_ + capacity_;
 }
 
 }  // namespace kaudit::rt

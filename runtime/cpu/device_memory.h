@@ -25,7 +25,10 @@
 //
 // DeviceMemory puts that model on a reserved address range: segments are mapped read-write as
 // they are created (zeroed), everything else is inaccessible, so a fault there is the model's
-// illegal address. reset() returns it to a fresh process's state.
+// illegal address. reset() returns it to a fresh process's state. The range begins with an
+// inaccessible guard (kDeviceGuardBytes) below the first segment: without it an access just below
+// the first tensor reached whatever the process had mapped there, and the verdict depended on the
+// process's layout (docs/ORACLES.md, "No memory checker").
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -96,10 +99,16 @@ class CachingAllocatorModel {
 
 // The model on real memory, for the worker process. Not thread-safe: the audit's workers run one
 // kernel at a time, on one thread (a parallel block loop in the same process only reads tensors).
+// 256 MiB: far more than any tensor of the CPU backend's presets, so a mutant that indexes a whole
+// tensor below its input meets the guard, never the process's other mappings. Address space only
+// (PROT_NONE, MAP_NORESERVE), counted against the worker's RLIMIT_AS.
+constexpr std::size_t kDeviceGuardBytes = std::size_t(256) << 20;
+
 class DeviceMemory {
  public:
-  // Reserves `capacity` bytes of address space (inaccessible until segments are made).
-  explicit DeviceMemory(std::size_t capacity);
+  // Reserves a guard and `capacity` bytes of address space above it (inaccessible until segments
+  // are made).
+  explicit DeviceMemory(std::size_t capacity, std::size_t guard = kDeviceGuardBytes);
   ~DeviceMemory();
   DeviceMemory(const DeviceMemory&) = delete;
   DeviceMemory& operator=(const DeviceMemory&) = delete;
@@ -110,12 +119,17 @@ class DeviceMemory {
   void free(void* p);
   // Back to a fresh process: no segment, every page inaccessible and zero when mapped again.
   void reset();
+  // Whether `p` lies in the reserved range, the guard below the first segment included.
   bool contains(const void* p) const;
   std::size_t live_blocks() const { return model_.live_blocks(); }
+  // Where the first segment begins (the guard ends).
+  const char* base() const { return base_; }
 
  private:
+  char* reservation_ = nullptr;  // the guard's first byte
   char* base_ = nullptr;
   std::size_t capacity_;
+  std::size_t guard_;
   CachingAllocatorModel model_;
 };
 

@@ -3,7 +3,7 @@
 //  - a no-op kernel passes a reference-first harness whose freed block holds the right answer,
 //    and fails one that clones the inputs (the clone takes that block);
 //  - a read one element past a tensor is silent in oracle mode (allocation slack) and
-//    out-of-bounds under the memory checker;
+//    out-of-bounds under the memory checker; one far below the first tensor is an illegal address;
 //  - a barrier some threads have exited from completes in oracle mode (sm_70 and later) and is
 //    barrier divergence in witness mode;
 //  - a missing barrier right after a global load shows (the next warp's load returns later),
@@ -149,6 +149,37 @@ torch::Tensor run(torch::Tensor x) {
   ASSERT_EQ(r.trials.size(), 1u);
   EXPECT_EQ(r.trials[0].status, runtime::Status::Ok) << r.trials[0].message;
   EXPECT_FALSE(harness_verdict(rq, r).killed);
+}
+
+TEST(OracleMode, AReadFarBelowTheFirstTensorIsAnIllegalAddressWhateverTheProcessMappedThere) {
+  // 64 MiB below x: below every segment of this run, inside the guard that the modelled memory
+  // keeps under its first segment. Without the guard the read reached whatever the process had
+  // mapped there (libraries, heaps, fiber stacks), so it was silent or a host crash by layout.
+  const auto lib = build(R"(
+#include <torch/extension.h>
+__global__ void k(const float* x, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = x[i] + 0.0f * x[i - (16 << 20)];
+}
+torch::Tensor run(torch::Tensor x) {
+  auto y = torch::empty_like(x);
+  int n = x.numel();
+  k<<<(n + 63) / 64, 64>>>(x.data_ptr<float>(), y.data_ptr<float>(), n);
+  return y;
+}
+)", "run");
+  const at::Tensor x = at::rand({256});
+  ReferenceTrace trace;
+  trace.contents = {bytes(x)};
+  trace.events = {{true, 0, 1024, -1}};
+  trace.live = {{0, 0}};
+  const auto rq = request(lib, x, x, trace);
+  for (bool memcheck : {false, true}) {
+    const auto r = run_harness(runner(memcheck), rq);
+    ASSERT_EQ(r.trials.size(), 1u);
+    EXPECT_EQ(r.trials[0].status, runtime::Status::Crash) << r.trials[0].message;
+    EXPECT_NE(r.trials[0].message.find("illegal memory access"), std::string::npos) << r.trials[0].message;
+  }
 }
 
 TEST(OracleMode, ABarrierThatSomeThreadsExitedFromCompletes) {

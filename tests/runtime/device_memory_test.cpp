@@ -1,8 +1,10 @@
 // The model of PyTorch's CUDA caching allocator (runtime/cpu/device_memory.h): rounding, pools,
 // best fit, splitting, merging, segment sizes, and on real memory: zeros in a fresh segment,
-// contents kept in a reused block, a fresh state after reset.
+// contents kept in a reused block, a fresh state after reset, a faulting guard below the first segment.
 #include <gtest/gtest.h>
 
+#include <csignal>
+#include <cstdlib>
 #include <cstring>
 
 #include "runtime/cpu/device_memory.h"
@@ -105,6 +107,21 @@ TEST(DeviceMemory, FreshSegmentsAreZeroAndReusedBlocksKeepTheirContents) {
   EXPECT_EQ(c[7], 0.0f);
   EXPECT_TRUE(mem.contains(c));
   EXPECT_FALSE(mem.contains(&mem));
+}
+
+TEST(DeviceMemory, AGuardBelowTheFirstSegmentBelongsToTheRangeAndFaults) {
+  DeviceMemory mem(64 * kMiB, 8 * kMiB);
+  ASSERT_TRUE(mem.ok());
+  auto* a = static_cast<char*>(mem.allocate(4096));
+  ASSERT_EQ(a, mem.base());  // the first segment starts right above the guard
+  EXPECT_TRUE(mem.contains(a - 1));
+  EXPECT_TRUE(mem.contains(a - 8 * kMiB));
+  EXPECT_FALSE(mem.contains(a - 8 * kMiB - 1));
+  EXPECT_FALSE(mem.contains(a + 64 * kMiB));
+  mem.free(a - 4);  // not a block: ignored
+  EXPECT_EQ(mem.live_blocks(), 1u);
+  // The guard is never mapped: a read there faults (the worker's handler makes it an illegal address).
+  EXPECT_EXIT({ volatile char c = *(a - 4096); (void)c; std::exit(0); }, testing::KilledBySignal(SIGSEGV), "");
 }
 
 }  // namespace
