@@ -244,11 +244,12 @@ std::string time_split(const std::string& what, const RunnerPool::Times& t) {
   return said;
 }
 
-// A run that says nothing about the kernel: no worker could be started (the machine, not the
-// kernel). Results holding one are reported and never cached.
-bool infrastructure_failure(const runtime::RunResult& r) {
-  return r.status == runtime::Status::Crash && r.message.rfind("cannot start a worker", 0) == 0;
-}
+// A run that says nothing about the kernel: no worker could be started, or the worker failed on
+// its own twice (the machine or kaudit, not the kernel: RunResult::worker_failure). Results
+// holding one are reported and never cached.
+bool infrastructure_failure(const runtime::RunResult& r) { return r.worker_failure; }
+// Thrown while a mutant is evaluated when one of its runs was an infrastructure failure.
+struct NoResult {};
 
 runtime::RunResult run_one(runtime::IsolatedRunner& runner, const corpus::Task& task, const corpus::Kernel& kernel,
                            const fs::path& library, int active_mutant, const Prepared& p) {
@@ -816,6 +817,7 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
             } else {
               const auto r = run_one(runner, task, *member.kernel, build.library, 0, prepared[p]);
               note_infra(r, task.name + " false kills of " + spec.name + ", " + member.id);
+              if (infrastructure_failure(r)) return;  // no result, listed with the problems
               if (r.status != runtime::Status::Ok) {
                 why = std::string(runtime::to_string(r.status)) + " " + r.message.substr(0, 200);
               } else {
@@ -1201,132 +1203,145 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
             return;
           }
           a.ran = true;
-          // Runs are made on demand and shared between the witness search and the oracles. A
-          // run's outputs are judged at once, by the witness comparator and by the comparator of
-          // each oracle that needs a strict verdict and has this input among its trials, and then
-          // dropped: at native shapes an output is hundreds of MB, and a mutant that survives
-          // runs on every legal input (docs/calibration/h200-2026-12-03-v0b: an audit that kept
-          // them ran the host out of memory). judged[p][o]: why oracle o rejects the run at p
-          // (empty: it accepts); no entry: no run at p in this audit, or its output was not ok.
-          std::vector<std::optional<std::vector<std::string>>> judged(pool.size());
-          int timeouts = static_cast<int>(std::count(a.row.begin(), a.row.end(), Outcome::Timeout));
           std::size_t runs = 0;
-          const auto run_at = [&](std::size_t p) -> Outcome {
-            Outcome o = Outcome::Timeout;  // after two timeouts, assumed (see AuditOptions)
-            if (timeouts < 2) {
-              const runtime::RunResult r = run_one(runner, task, *kernel, built.library[i], built.switch_value[i], prepared[p]);
-              ++runs;
-              note_infra(r, kernel->id() + " mutant " + a.scored.id);
-              o = outcome_of(r);
-              if (o == Outcome::Exception) note_exception(r.message);
-              if (o == Outcome::Timeout) ++timeouts;  // not ThreadBudget: that one cost nothing
-              if (o == Outcome::Pass) {
-                if (!oracle::apply_comparator(options.witness, r.outputs, prepared[p].ref64).ok) o = Outcome::WrongOutput;
-                auto& why = judged[p].emplace(options.oracles.size());
-                for (std::size_t oi : kc.strict_missing[i]) {
-                  if (!is_trial[oi][p]) continue;
-                  const oracle::OracleSpec& spec = options.oracles[oi];
-                  const auto& ref = oracle_reference(spec, prepared[p]);
-                  if (!oracle::apply_comparator(spec.comparator, r.outputs, ref).ok)
-                    why[oi] = oracle::mismatch_cause(r.outputs, ref);
+          // A run that kaudit itself could not make (infrastructure_failure: no worker, or one that
+          // failed on its own twice) says nothing about the mutant: it gets no result in this audit
+          // (not ran: in no denominator, listed with the problems; nothing of the kernel is cached).
+          try {
+            // Runs are made on demand and shared between the witness search and the oracles. A
+            // run's outputs are judged at once, by the witness comparator and by the comparator of
+            // each oracle that needs a strict verdict and has this input among its trials, and then
+            // dropped: at native shapes an output is hundreds of MB, and a mutant that survives
+            // runs on every legal input (docs/calibration/h200-2026-12-03-v0b: an audit that kept
+            // them ran the host out of memory). judged[p][o]: why oracle o rejects the run at p
+            // (empty: it accepts); no entry: no run at p in this audit, or its output was not ok.
+            std::vector<std::optional<std::vector<std::string>>> judged(pool.size());
+            int timeouts = static_cast<int>(std::count(a.row.begin(), a.row.end(), Outcome::Timeout));
+            const auto run_at = [&](std::size_t p) -> Outcome {
+              Outcome o = Outcome::Timeout;  // after two timeouts, assumed (see AuditOptions)
+              if (timeouts < 2) {
+                const runtime::RunResult r = run_one(runner, task, *kernel, built.library[i], built.switch_value[i], prepared[p]);
+                ++runs;
+                note_infra(r, kernel->id() + " mutant " + a.scored.id);
+                if (infrastructure_failure(r)) throw NoResult{};
+                o = outcome_of(r);
+                if (o == Outcome::Exception) note_exception(r.message);
+                if (o == Outcome::Timeout) ++timeouts;  // not ThreadBudget: that one cost nothing
+                if (o == Outcome::Pass) {
+                  if (!oracle::apply_comparator(options.witness, r.outputs, prepared[p].ref64).ok) o = Outcome::WrongOutput;
+                  auto& why = judged[p].emplace(options.oracles.size());
+                  for (std::size_t oi : kc.strict_missing[i]) {
+                    if (!is_trial[oi][p]) continue;
+                    const oracle::OracleSpec& spec = options.oracles[oi];
+                    const auto& ref = oracle_reference(spec, prepared[p]);
+                    if (!oracle::apply_comparator(spec.comparator, r.outputs, ref).ok)
+                      why[oi] = oracle::mismatch_cause(r.outputs, ref);
+                  }
                 }
               }
-            }
-            return a.row[p] = o;
-          };
-          const auto outcome_at = [&](std::size_t p) { return a.row[p] != Outcome::NotRun ? a.row[p] : run_at(p); };
-          // Witness search: legal inputs, cheap first, up to the first failure (every legal input
-          // when full rows are asked for).
-          if (kc.row_needed[i])
-            for (std::size_t p = 0; p < pool.size(); ++p)
-              if (pool[p].legal && outcome_at(p) != Outcome::Pass && !options.full_matrix) break;
-          // Only a witnessed mutant gets verdicts (the others are in no denominator).
-          int witness = -1;
-          for (std::size_t p = 0; p < pool.size() && witness < 0; ++p)
-            if (pool[p].legal && a.row[p] != Outcome::Pass && a.row[p] != Outcome::NotRun) witness = static_cast<int>(p);
-          // Witness mode's verdicts, for each oracle without one: its trials in order, on the
-          // witness runs, up to the first it fails.
-          for (std::size_t oi : kc.strict_missing[i]) {
-            const oracle::OracleSpec& spec = options.oracles[oi];
-            a.scored.strict_killed_by.erase(spec.name);
-            if (witness < 0) continue;  // cached as null
-            bool killed = false;
-            std::string cause;
-            for (const auto& [p, trial] : oracle_trials[oi]) {
-              if (!pool[p].usable) continue;
-              Outcome o = outcome_at(p);
-              // A cached cell that passed or gave a wrong output: its output is needed again.
-              if ((o == Outcome::Pass || o == Outcome::WrongOutput) && !judged[p]) o = run_at(p);
-              if (o == Outcome::Pass || o == Outcome::WrongOutput) {
-                killed = !judged[p] || !(*judged[p])[oi].empty();
-                if (killed) cause = judged[p] ? (*judged[p])[oi] : "timeout";
-              } else {
-                killed = true;  // crash, timeout, divergence, out-of-bounds: the checker sees a failure too
-                cause = o == Outcome::ThreadBudget ? "timeout" : outcome_name(o);
-              }
-              if (killed) break;
-            }
-            a.scored.strict_killed_by[spec.name] = killed;
-            if (killed) a.scored.strict_cause[spec.name] = cause;
-          }
-          if (kc.ow_needed[i]) {
-            // Its oracle-mode witness: a legal input on which a KernelBench-style harness (one
-            // trial, the witness comparator against the float64 reference) sees it fail; the
-            // witness-mode witness first, then the other legal inputs, cheap first.
-            a.oracle_witness = -1;
-            a.oracle_witness_cause.clear();
-            if (witness >= 0) {
-              std::vector<std::size_t> order = {static_cast<std::size_t>(witness)};
+              return a.row[p] = o;
+            };
+            const auto outcome_at = [&](std::size_t p) { return a.row[p] != Outcome::NotRun ? a.row[p] : run_at(p); };
+            // Witness search: legal inputs, cheap first, up to the first failure (every legal input
+            // when full rows are asked for).
+            if (kc.row_needed[i])
               for (std::size_t p = 0; p < pool.size(); ++p)
-                if (pool[p].legal && p != static_cast<std::size_t>(witness)) order.push_back(p);
-              for (std::size_t p : order) {
-                const oracle::HarnessRequest rq = oracle::make_harness_request(
-                    oracle::HarnessSpec{}, options.witness, task, *kernel, built.library[i], built.switch_value[i],
-                    {harness_trial(prepared[p], false, prepared[p].ref64)});
-                const oracle::HarnessResult hr = oracle::run_harness(runner, rq);
-                runs += hr.trials.size();
-                if (hr.infrastructure_failure) {
-                  std::lock_guard lock(mu);
-                  infra_failures.push_back(kernel->id() + " mutant " + a.scored.id + ": " + hr.trials.back().message);
-                  break;
+                if (pool[p].legal && outcome_at(p) != Outcome::Pass && !options.full_matrix) break;
+            // Only a witnessed mutant gets verdicts (the others are in no denominator).
+            int witness = -1;
+            for (std::size_t p = 0; p < pool.size() && witness < 0; ++p)
+              if (pool[p].legal && a.row[p] != Outcome::Pass && a.row[p] != Outcome::NotRun) witness = static_cast<int>(p);
+            // Witness mode's verdicts, for each oracle without one: its trials in order, on the
+            // witness runs, up to the first it fails.
+            for (std::size_t oi : kc.strict_missing[i]) {
+              const oracle::OracleSpec& spec = options.oracles[oi];
+              a.scored.strict_killed_by.erase(spec.name);
+              if (witness < 0) continue;  // cached as null
+              bool killed = false;
+              std::string cause;
+              for (const auto& [p, trial] : oracle_trials[oi]) {
+                if (!pool[p].usable) continue;
+                Outcome o = outcome_at(p);
+                // A cached cell that passed or gave a wrong output: its output is needed again.
+                if ((o == Outcome::Pass || o == Outcome::WrongOutput) && !judged[p]) o = run_at(p);
+                if (o == Outcome::Pass || o == Outcome::WrongOutput) {
+                  killed = !judged[p] || !(*judged[p])[oi].empty();
+                  if (killed) cause = judged[p] ? (*judged[p])[oi] : "timeout";
+                } else {
+                  killed = true;  // crash, timeout, divergence, out-of-bounds: the checker sees a failure too
+                  cause = o == Outcome::ThreadBudget ? "timeout" : outcome_name(o);
                 }
-                const oracle::HarnessVerdict v = oracle::harness_verdict(rq, hr);
-                if (v.killed) {
-                  a.oracle_witness = static_cast<int>(p);
-                  a.oracle_witness_cause = v.cause;
-                  break;
+                if (killed) break;
+              }
+              a.scored.strict_killed_by[spec.name] = killed;
+              if (killed) a.scored.strict_cause[spec.name] = cause;
+            }
+            if (kc.ow_needed[i]) {
+              // Its oracle-mode witness: a legal input on which a KernelBench-style harness (one
+              // trial, the witness comparator against the float64 reference) sees it fail; the
+              // witness-mode witness first, then the other legal inputs, cheap first.
+              a.oracle_witness = -1;
+              a.oracle_witness_cause.clear();
+              if (witness >= 0) {
+                std::vector<std::size_t> order = {static_cast<std::size_t>(witness)};
+                for (std::size_t p = 0; p < pool.size(); ++p)
+                  if (pool[p].legal && p != static_cast<std::size_t>(witness)) order.push_back(p);
+                for (std::size_t p : order) {
+                  const oracle::HarnessRequest rq = oracle::make_harness_request(
+                      oracle::HarnessSpec{}, options.witness, task, *kernel, built.library[i], built.switch_value[i],
+                      {harness_trial(prepared[p], false, prepared[p].ref64)});
+                  const oracle::HarnessResult hr = oracle::run_harness(runner, rq);
+                  runs += hr.trials.size();
+                  if (hr.infrastructure_failure) {
+                    std::lock_guard lock(mu);
+                    infra_failures.push_back(kernel->id() + " mutant " + a.scored.id + ": " + hr.trials.back().message);
+                    throw NoResult{};
+                  }
+                  const oracle::HarnessVerdict v = oracle::harness_verdict(rq, hr);
+                  if (v.killed) {
+                    a.oracle_witness = static_cast<int>(p);
+                    a.oracle_witness_cause = v.cause;
+                    break;
+                  }
                 }
               }
             }
-          }
-          for (std::size_t oi : kc.missing[i]) {
-            const oracle::OracleSpec& spec = options.oracles[oi];
-            a.scored.killed_by.erase(spec.name);
-            if (witness < 0) continue;  // cached as null
-            std::vector<oracle::PreparedTrial> trials;
-            for (const auto& [p, trial] : oracle_trials[oi])
-              if (pool[p].usable) trials.push_back(harness_trial(prepared[p], spec.reference == oracle::ReferencePrecision::Fp64,
-                                                                 oracle_reference(spec, prepared[p])));
-            if (trials.empty()) continue;
-            const oracle::HarnessRequest rq = oracle::make_harness_request(spec.harness, spec.comparator, task, *kernel,
-                                                                           built.library[i], built.switch_value[i], trials);
-            // On a GPU a mutant that timed out twice hangs: a checker's loop over it stops at its
-            // first hang, so one run's wall-clock limit is enough to see it, not one per trial (a
-            // CPU worker stops each run at its CPU-time limit itself).
-            const oracle::HarnessResult hr = oracle::run_harness(runner, rq, backend.cuda() && timeouts >= 2 ? 1 : 0);
-            runs += hr.trials.size();
-            if (!hr.trials.empty() && hr.trials.back().status == runtime::Status::Exception)
-              note_exception(hr.trials.back().message);
-            if (hr.infrastructure_failure) {
-              std::lock_guard lock(mu);
-              infra_failures.push_back(kernel->id() + " mutant " + a.scored.id + ": " + hr.trials.back().message);
-              continue;
+            for (std::size_t oi : kc.missing[i]) {
+              const oracle::OracleSpec& spec = options.oracles[oi];
+              a.scored.killed_by.erase(spec.name);
+              if (witness < 0) continue;  // cached as null
+              std::vector<oracle::PreparedTrial> trials;
+              for (const auto& [p, trial] : oracle_trials[oi])
+                if (pool[p].usable) trials.push_back(harness_trial(prepared[p], spec.reference == oracle::ReferencePrecision::Fp64,
+                                                                   oracle_reference(spec, prepared[p])));
+              if (trials.empty()) continue;
+              const oracle::HarnessRequest rq = oracle::make_harness_request(spec.harness, spec.comparator, task, *kernel,
+                                                                             built.library[i], built.switch_value[i], trials);
+              // On a GPU a mutant that timed out twice hangs: a checker's loop over it stops at its
+              // first hang, so one run's wall-clock limit is enough to see it, not one per trial (a
+              // CPU worker stops each run at its CPU-time limit itself).
+              const oracle::HarnessResult hr = oracle::run_harness(runner, rq, backend.cuda() && timeouts >= 2 ? 1 : 0);
+              runs += hr.trials.size();
+              if (!hr.trials.empty() && hr.trials.back().status == runtime::Status::Exception)
+                note_exception(hr.trials.back().message);
+              if (hr.infrastructure_failure) {
+                std::lock_guard lock(mu);
+                infra_failures.push_back(kernel->id() + " mutant " + a.scored.id + ": " + hr.trials.back().message);
+                throw NoResult{};
+              }
+              const oracle::HarnessVerdict v = oracle::harness_verdict(rq, hr);
+              a.scored.killed_by[spec.name] = v.killed;
+              if (v.killed) a.scored.cause[spec.name] = v.cause;
             }
-            const oracle::HarnessVerdict v = oracle::harness_verdict(rq, hr);
-            a.scored.killed_by[spec.name] = v.killed;
-            if (v.killed) a.scored.cause[spec.name] = v.cause;
+            if (timeouts >= 2) a.note = "timed out twice; later inputs not run, counted as timeouts";
+          } catch (const NoResult&) {
+            a.ran = false;
+            a.note = "no result: kaudit could not run it (its worker failed; not cached, re-run)";
+            a.scored.killed_by.clear();
+            a.scored.cause.clear();
+            a.scored.strict_killed_by.clear();
+            a.scored.strict_cause.clear();
           }
-          if (timeouts >= 2) a.note = "timed out twice; later inputs not run, counted as timeouts";
           std::lock_guard lock(mu);
           out.runs += runs;
           ++mutants_done;

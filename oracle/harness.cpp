@@ -246,7 +246,7 @@ HarnessResult run_harness(runtime::IsolatedRunner& runner, const HarnessRequest&
     t.status = ex.status == runtime::Status::Ok ? runtime::Status::Crash : ex.status;
     t.message = ex.message;
     const std::uint64_t progress = ex.reply.is_object() ? ex.reply.value("progress", std::uint64_t{0}) : 0;
-    result.infrastructure_failure = t.status == runtime::Status::Crash && t.message.rfind("cannot start a worker", 0) == 0;
+    result.infrastructure_failure = ex.worker_failure;
     for (std::uint64_t i = 1; i < progress && i <= rq.trials.size(); ++i) {
       HarnessTrialResult unknown;  // ran before the death; its outputs died with the worker
       unknown.status = runtime::Status::Ok;

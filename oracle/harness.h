@@ -113,7 +113,8 @@ struct HarnessResult {
   // (a crash, an illegal address, a run over its CPU time) ends the list with that status, on the
   // trial it was running when the worker could tell, else on trial 1.
   std::vector<HarnessTrialResult> trials;
-  // True when no trial could be run for reasons of the machine, not the kernel (no worker).
+  // True when no trial could be run for reasons of the machine or kaudit, not the kernel: no worker
+  // could be started, or it failed on its own twice (runtime::Exchange::worker_failure).
   bool infrastructure_failure = false;
 };
 

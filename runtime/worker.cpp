@@ -553,6 +553,17 @@ void kill_adopted_children() {
   }
 }
 
+// A worker's exits for failures of kaudit's own machinery: a request it could not read (no memory
+// for its tensors, a shared tensor it could not map), a reply it could not send, a pipe, fork or
+// mapping it could not make. A CPU worker's zygote runs no kernel code, so from a CPU worker these
+// codes are never a kernel's doing: the runner repeats the run on a fresh worker and, if it fails
+// again, says so instead of blaming the kernel (IsolatedRunner::collect_death). A CUDA worker's
+// context process runs the kernel's host code, which could exit with any code, so there they
+// count as the kernel's.
+constexpr int kRequestUnreadableExitCode = 3;
+constexpr int kReplyUnsentExitCode = 4;
+constexpr int kNoResourcesExitCode = 5;
+
 // How a CUDA context's process tells its zygote that a run broke the context (after replying).
 constexpr int kContextLostExitCode = 89;
 
@@ -568,7 +579,7 @@ int serve_gpu_context(int in_fd, int out_fd, const std::string& nonce, const Wor
   if (limits.threads > 0) ::at::set_num_threads(limits.threads);
   cuda::GpuRunner gpu(limits.gpu_memory_fraction);
   if (const std::string e = gpu.warm_up(); !e.empty()) std::fprintf(stderr, "kaudit worker: %s\n", e.c_str());
-  if (!send_message(out_fd, {{"ready", true}, {"nonce", nonce}}, {})) return 4;
+  if (!send_message(out_fd, {{"ready", true}, {"nonce", nonce}}, {})) return kReplyUnsentExitCode;
   LibraryCopies libraries;
   // Inputs read and outputs copied back into kept buffers (runtime/host_buffers.h): at native
   // shapes each is hundreds of MB, every run. Up to 2 GiB kept per context: a run's input and
@@ -588,7 +599,7 @@ int serve_gpu_context(int in_fd, int out_fd, const std::string& nonce, const Wor
     std::vector<at::Tensor> tensors, outputs;
     const ReadResult r = requests.read_message(req, tensors);
     if (r == ReadResult::Eof) return 0;
-    if (r != ReadResult::Ok) return 3;
+    if (r != ReadResult::Ok) return kRequestUnreadableExitCode;
     const auto served_from = std::chrono::steady_clock::now();
     const std::string library_path = req.value("library", std::string());
     json reply;
@@ -643,7 +654,7 @@ int serve_gpu_context(int in_fd, int out_fd, const std::string& nonce, const Wor
     reply["nonce"] = nonce;
     reply["served_seconds"] = seconds_since(served_from);
     if (context_lost) reply["worker_ends"] = true;  // the runner starts the next run on a fresh worker
-    if (!send_message(out_fd, reply, outputs)) return 4;
+    if (!send_message(out_fd, reply, outputs)) return kReplyUnsentExitCode;
     if (context_lost) return kContextLostExitCode;
   }
 }
@@ -674,7 +685,7 @@ int serve_gpu(int in_fd, int out_fd, const std::string& nonce, const WorkerLimit
   const pid_t zygote = getpid();
   for (;;) {
     const pid_t child = fork();
-    if (child < 0) return 5;
+    if (child < 0) return kNoResourcesExitCode;
     if (child == 0) {
       prctl(PR_SET_PDEATHSIG, SIGKILL);  // the zygote is single-threaded: this fires only when it dies
       if (getppid() != zygote) _exit(0);
@@ -690,7 +701,7 @@ int serve_gpu(int in_fd, int out_fd, const std::string& nonce, const WorkerLimit
       std::signal(WTERMSIG(status), SIG_DFL);
       raise(WTERMSIG(status));
     }
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 5;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : kNoResourcesExitCode;
   }
 }
 }  // namespace
@@ -701,7 +712,7 @@ int worker_main(const WorkerLimits& limits, const std::map<std::string, RequestH
   // stderr, so device printf cannot corrupt the protocol. Everything else is closed.
   const int in_fd = fcntl(0, F_DUPFD_CLOEXEC, 3);
   const int out_fd = fcntl(1, F_DUPFD_CLOEXEC, 3);
-  if (in_fd < 0 || out_fd < 0) return 5;
+  if (in_fd < 0 || out_fd < 0) return kNoResourcesExitCode;
   if (const int null_fd = open("/dev/null", O_RDONLY); null_fd >= 0) {
     dup2(null_fd, 0);
     if (null_fd != 0) close(null_fd);
@@ -724,7 +735,7 @@ int worker_main(const WorkerLimits& limits, const std::map<std::string, RequestH
     json hello;
     std::vector<at::Tensor> none;
     if (init.read_message(hello, none) != ReadResult::Ok || !hello.contains("nonce") || !hello["nonce"].is_string())
-      return 3;
+      return kRequestUnreadableExitCode;
     nonce = hello["nonce"].get<std::string>();
   }
   // Processes a kernel leaves behind (fork, setsid, a double fork) are re-parented to this
@@ -752,7 +763,7 @@ int worker_main(const WorkerLimits& limits, const std::map<std::string, RequestH
   LibraryCopies libraries;
   // Ready handshake: the parent's per-run time limit starts only once the worker is up (loading
   // libtorch can take seconds on a busy machine).
-  if (!send_message(out_fd, {{"ready", true}, {"nonce", nonce}}, {})) return 4;
+  if (!send_message(out_fd, {{"ready", true}, {"nonce", nonce}}, {})) return kReplyUnsentExitCode;
   // The loaded process is a zygote that never runs kernel code: it reads each request, forks a
   // fresh process for it (milliseconds, instead of the second a new worker spends loading
   // libtorch), which confines itself (common/sandbox.h), runs the request and writes its reply on
@@ -761,7 +772,7 @@ int worker_main(const WorkerLimits& limits, const std::map<std::string, RequestH
   // changed global, a forged message) reaches another run, and the runner's pipes are never in a
   // process that runs kernel code.
   void* shared_map = mmap(nullptr, sizeof(SharedWords), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-  if (shared_map == MAP_FAILED) return 5;
+  if (shared_map == MAP_FAILED) return kNoResourcesExitCode;
   auto* shared = static_cast<volatile SharedWords*>(shared_map);
   const pid_t zygote = getpid();
   Reader requests{in_fd};
@@ -773,7 +784,7 @@ int worker_main(const WorkerLimits& limits, const std::map<std::string, RequestH
     std::vector<at::Tensor> tensors;
     const ReadResult r = requests.read_message(req, tensors);
     if (r == ReadResult::Eof) return 0;
-    if (r != ReadResult::Ok) return 3;
+    if (r != ReadResult::Ok) return kRequestUnreadableExitCode;
     const auto served_from = std::chrono::steady_clock::now();
     const std::uint64_t seq = req.value("seq", std::uint64_t{0});
     const std::string library_path = req.value("library", std::string());
@@ -782,9 +793,9 @@ int worker_main(const WorkerLimits& limits, const std::map<std::string, RequestH
     shared->progress = 0;
     shared->denied_syscall = 0;
     int reply_pipe[2];
-    if (pipe2(reply_pipe, O_CLOEXEC) != 0) return 5;
+    if (pipe2(reply_pipe, O_CLOEXEC) != 0) return kNoResourcesExitCode;
     const pid_t child = fork();
-    if (child < 0) return 5;
+    if (child < 0) return kNoResourcesExitCode;
     if (child == 0) {
       // The run dies with the zygote (the zygote is single-threaded: its main thread lives as long
       // as it does). It holds no descriptor of the runner's pipes and no other run's library.
@@ -841,7 +852,7 @@ int worker_main(const WorkerLimits& limits, const std::map<std::string, RequestH
     reply["seq"] = seq;
     reply["nonce"] = nonce;
     reply["served_seconds"] = seconds_since(served_from);
-    if (!send_message(out_fd, reply, outputs)) return 4;
+    if (!send_message(out_fd, reply, outputs)) return kReplyUnsentExitCode;
   }
 }
 
@@ -965,9 +976,14 @@ std::vector<std::string> worker_environment(const std::string& standins, bool hu
 bool IsolatedRunner::start(std::string& error) {
   // Requests go on a socket (in[1] here, in[0] the worker's stdin), which can carry the
   // descriptors of shared pool tensors (runtime/shared_tensor.h); replies and stderr on pipes.
-  int in[2], out[2], err[2];
+  int in[2] = {-1, -1}, out[2] = {-1, -1}, err[2] = {-1, -1};
+  const auto close_all = [&] {
+    for (int fd : {in[0], in[1], out[0], out[1], err[0], err[1]})
+      if (fd >= 0) close(fd);
+  };
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in) || pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC)) {
-    error = std::string("pipe: ") + std::strerror(errno);
+    error = std::string("socketpair or pipe: ") + std::strerror(errno);
+    close_all();
     return false;
   }
   shutdown(in[0], SHUT_WR);  // one way, as a pipe: the worker only reads its requests
@@ -997,6 +1013,7 @@ bool IsolatedRunner::start(std::string& error) {
   pid_t pid = fork();
   if (pid < 0) {
     error = std::string("fork: ") + std::strerror(errno);
+    close_all();
     return false;
   }
   if (pid == 0) {  // child: only async-signal-safe calls until exec
@@ -1086,6 +1103,17 @@ RunResult IsolatedRunner::collect_death(RunResult r, bool timed_out, int runs) {
   } else if (WIFEXITED(status) && WEXITSTATUS(status) == rt::kOutOfBoundsExitCode) {
     r.status = Status::OutOfBounds;
     r.message = tail;
+  } else if (const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+             !limits_.cuda && (code == kRequestUnreadableExitCode || code == kReplyUnsentExitCode ||
+                               code == kNoResourcesExitCode)) {
+    r.status = Status::Crash;
+    r.worker_failure = true;
+    r.message = std::string("kaudit's worker failed, not the kernel: ") +
+                (code == kRequestUnreadableExitCode ? "it could not read the request (the kernel did not run)"
+                 : code == kReplyUnsentExitCode     ? "it could not send the run's reply"
+                                                    : "it could not make a pipe, process or mapping") +
+                " (worker exit code " + std::to_string(code) + ")";
+    if (!tail.empty()) r.message += ": " + tail;
   } else {
     r.status = Status::Crash;
     r.message = WIFSIGNALED(status) ? std::string("worker killed by signal ") + strsignal(WTERMSIG(status))
@@ -1175,6 +1203,8 @@ bool IsolatedRunner::exchange_once(const json& req, const std::vector<at::Tensor
     if (!start(error)) {
       ex.status = Status::Crash;
       ex.message = "cannot start a worker: " + error;
+      ex.worker_failure = true;
+      start_failed_ = true;  // already a fresh worker's start: exchange() does not try again
       return true;
     }
   }
@@ -1203,6 +1233,12 @@ bool IsolatedRunner::exchange_once(const json& req, const std::vector<at::Tensor
     // (no memory for the descriptors in flight), and waiting for it to exit would wait forever.
     kill_process_tree(pid_);
     death = collect_death(death, false);
+    // The worker never had the whole request, so this request's kernel did not run: whatever
+    // ended the worker, the run is repeated on a fresh one (exchange()).
+    if (!death.worker_failure)
+      death.message = "kaudit could not send the request to its worker (the kernel did not run): " + death.message;
+    death.status = Status::Crash;
+    death.worker_failure = true;
   } else {
     Reader reader{from_worker_, worker_err_, &stderr_tail_,
                   std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
@@ -1258,6 +1294,7 @@ bool IsolatedRunner::exchange_once(const json& req, const std::vector<at::Tensor
   }
   ex.status = death.status;
   ex.message = death.message;
+  ex.worker_failure = death.worker_failure;
   return true;
 }
 
@@ -1279,10 +1316,19 @@ Exchange IsolatedRunner::exchange(json req, const std::vector<at::Tensor>& tenso
   // A protocol violation cannot be pinned on this request's kernel at once: a process or thread
   // an earlier kernel left behind may have written it. The worker is killed (its whole tree) and
   // the request runs again on a fresh one; a violation there is this kernel's own doing.
+  // A worker that fails on its own (collect_death) is replaced, and the request runs again once.
   std::string violation;
   for (int attempt = 0;; ++attempt) {
     Exchange ex;
-    if (exchange_once(req, tensors, runs, ex, violation)) return ex;
+    start_failed_ = false;
+    if (exchange_once(req, tensors, runs, ex, violation)) {
+      if (!ex.worker_failure) return ex;
+      ++worker_failures_;
+      const bool again = attempt == 0 && !start_failed_;
+      std::fprintf(stderr, "kaudit: %s%s\n", ex.message.c_str(), again ? "; the run is repeated on a fresh worker" : "");
+      if (!again) return ex;
+      continue;
+    }
     ++violations_;
     std::fprintf(stderr, "kaudit: worker %d broke the protocol (%s): killed and replaced%s\n", (int)pid_,
                  violation.c_str(), attempt == 0 ? "; the run is repeated on a fresh worker" : "");
@@ -1320,6 +1366,7 @@ RunResult IsolatedRunner::run(const RunRequest& request) {
   RunResult result;
   result.status = ex.status;
   result.message = std::move(ex.message);
+  result.worker_failure = ex.worker_failure;
   result.over_thread_budget = result.status == Status::Timeout && ex.reply.is_object() && ex.reply.value("thread_budget", false);
   result.outputs = std::move(ex.tensors);
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -53,6 +53,8 @@ struct RunResult {
   // A Timeout decided at launch by the thread budget (WorkerLimits::thread_budget), not by the
   // clock: it cost nothing, and the same input gives it on every run.
   bool over_thread_budget = false;
+  // Not the kernel's doing: the worker failed on its own twice (Exchange::worker_failure).
+  bool worker_failure = false;
   std::string message;
   std::vector<at::Tensor> outputs;
   double seconds = 0;
@@ -111,6 +113,9 @@ struct ExchangeTimes {
 // (`status` is then Crash, OutOfBounds or Timeout and `reply` is empty).
 struct Exchange {
   Status status = Status::Ok;
+  // The worker failed on its own, not the kernel (a CPU worker's exit for kaudit's own machinery:
+  // runtime/worker.cpp); status is then Crash, and message says so.
+  bool worker_failure = false;
   std::string message;
   nlohmann::json reply;
   std::vector<at::Tensor> tensors;
@@ -145,6 +150,8 @@ class IsolatedRunner {
   double start_seconds() const { return times_.start; }
   const ExchangeTimes& times() const { return times_; }
   pid_t worker_pid() const { return pid_; }
+  // Exchanges a worker failed on its own (each replaced the worker; runtime/worker.cpp).
+  int worker_failures() const { return worker_failures_; }
 
  private:
   enum class Check { Current, Stale, Violation };
@@ -173,6 +180,8 @@ class IsolatedRunner {
   std::uint64_t seq_ = 0;  // of the last request; replies echo it
   std::string nonce_;      // this worker's, chosen at spawn; replies echo it
   int violations_ = 0;
+  int worker_failures_ = 0;
+  bool start_failed_ = false;  // the last exchange_once could not start a worker
   ExchangeTimes times_;
   bool awaiting_context_ = false;  // the last reply said "worker_ends" (a CUDA context broke)
 };

@@ -396,3 +396,49 @@ TEST(Isolation, TheWorkerMapsStandInsInsteadOfTheLibrariesItNeverUses) {
 }
 
 }  // namespace
+
+namespace {
+
+// The worker's virtual memory size (what RLIMIT_AS bounds), in bytes.
+std::uint64_t virtual_memory_bytes(pid_t pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  for (std::string line; std::getline(status, line);)
+    if (line.rfind("VmSize:", 0) == 0) return std::stoull(line.substr(7)) * 1024;  // "VmSize:  123 kB"
+  return 0;
+}
+
+// A worker whose zygote cannot read a request (here: no address space left for a 2 GiB input
+// under its RLIMIT_AS) fails on its own; no kernel code ran. The run is repeated once on a fresh
+// worker, and the result says it was kaudit's failure, which an audit reports and does not count
+// as the kernel's crash. The next request runs normally.
+TEST(Isolation, AWorkerThatFailsOnItsOwnIsReplacedAndTheKernelIsNotBlamed) {
+  std::uint64_t baseline = 0;
+  {
+    kaudit::runtime::WorkerLimits one_thread;
+    one_thread.threads = 1;
+    kaudit::runtime::IsolatedRunner probe(KAUDIT_EXE, one_thread);
+    auto r = kaudit::test::build_and_run_on(probe, kGood, "run", {at::arange(300, at::kFloat)});
+    ASSERT_EQ(r.result.status, Status::Ok) << r.build_error << r.result.message;
+    baseline = virtual_memory_bytes(probe.worker_pid());
+  }
+  ASSERT_GT(baseline, 0u);
+  kaudit::runtime::WorkerLimits limits;
+  limits.threads = 1;  // the run's own threads stay within the margin on a machine of many cores
+  limits.memory_bytes = baseline + (std::uint64_t(512) << 20);
+  kaudit::runtime::IsolatedRunner runner(KAUDIT_EXE, limits);
+  const at::Tensor huge = at::empty({std::int64_t(1) << 29}, at::kFloat);  // 2 GiB, never touched here
+  auto r = kaudit::test::build_and_run_on(runner, kGood, "run", {huge});
+  ASSERT_EQ(r.build_error, "");
+  EXPECT_EQ(r.result.status, Status::Crash);
+  EXPECT_TRUE(r.result.worker_failure);
+  EXPECT_NE(r.result.message.find("not the kernel"), std::string::npos) << r.result.message;
+  EXPECT_EQ(runner.worker_failures(), 2);  // the first attempt and its repetition on a fresh worker
+  EXPECT_EQ(runner.starts(), 2);
+  const auto x = at::arange(300, at::kFloat);
+  auto next = kaudit::test::build_and_run_on(runner, kGood, "run", {x});
+  ASSERT_EQ(next.result.status, Status::Ok) << next.result.message;
+  EXPECT_FALSE(next.result.worker_failure);
+  EXPECT_TRUE(at::equal(next.result.outputs[0], x * 2));
+}
+
+}  // namespace
