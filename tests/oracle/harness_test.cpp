@@ -123,12 +123,14 @@ TEST(OracleMode, ANoOpPassesOnTheReferencesFreedBlockAndFailsWhenTheInputsAreClo
   EXPECT_TRUE(w.outputs[0].isnan().all().item<bool>());
 }
 
-TEST(OracleMode, AReadPastATensorIntoItsSlackIsSilentAndOutOfBoundsUnderTheMemoryChecker) {
-  const auto lib = build(R"(
+// A kernel that copies x to y and also reads x[INDEX] (times zero): an out-of-bounds read whose
+// value never shows, only whether it faults.
+std::string copy_reading_also(const std::string& index) {
+  return R"(
 #include <torch/extension.h>
 __global__ void k(const float* x, float* y, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) y[i] = x[i] + 0.0f * x[i + 1];  // i + 1 == n: one element past x
+  if (i < n) y[i] = x[i] + 0.0f * x[)" + index + R"(];
 }
 torch::Tensor run(torch::Tensor x) {
   auto y = torch::empty_like(x);
@@ -136,14 +138,23 @@ torch::Tensor run(torch::Tensor x) {
   k<<<(n + 63) / 64, 64>>>(x.data_ptr<float>(), y.data_ptr<float>(), n);
   return y;
 }
-)", "run");
-  const at::Tensor x = at::rand({256});  // 1 KiB: no slack under the memory checker's guard
-  const auto w = run_witness_mode(lib, x, true);
-  EXPECT_EQ(w.status, runtime::Status::OutOfBounds) << w.message;
+)";
+}
+// A reference run that allocated one block, x's 1 KiB copy, and kept it.
+ReferenceTrace one_block_trace(const at::Tensor& x) {
   ReferenceTrace trace;
   trace.contents = {bytes(x)};
   trace.events = {{true, 0, 1024, -1}};
   trace.live = {{0, 0}};
+  return trace;
+}
+
+TEST(OracleMode, AReadPastATensorIntoItsSlackIsSilentAndOutOfBoundsUnderTheMemoryChecker) {
+  const auto lib = build(copy_reading_also("i + 1"), "run");  // i + 1 == n: one element past x
+  const at::Tensor x = at::rand({256});  // 1 KiB: no slack under the memory checker's guard
+  const auto w = run_witness_mode(lib, x, true);
+  EXPECT_EQ(w.status, runtime::Status::OutOfBounds) << w.message;
+  const ReferenceTrace trace = one_block_trace(x);
   const auto rq = request(lib, x, x, trace);
   const auto r = run_harness(runner(true), rq);
   ASSERT_EQ(r.trials.size(), 1u);
@@ -155,24 +166,9 @@ TEST(OracleMode, AReadFarBelowTheFirstTensorIsAnIllegalAddressWhateverTheProcess
   // 64 MiB below x: below every segment of this run, inside the guard that the modelled memory
   // keeps under its first segment. Without the guard the read reached whatever the process had
   // mapped there (libraries, heaps, fiber stacks), so it was silent or a host crash by layout.
-  const auto lib = build(R"(
-#include <torch/extension.h>
-__global__ void k(const float* x, float* y, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) y[i] = x[i] + 0.0f * x[i - (16 << 20)];
-}
-torch::Tensor run(torch::Tensor x) {
-  auto y = torch::empty_like(x);
-  int n = x.numel();
-  k<<<(n + 63) / 64, 64>>>(x.data_ptr<float>(), y.data_ptr<float>(), n);
-  return y;
-}
-)", "run");
+  const auto lib = build(copy_reading_also("i - (16 << 20)"), "run");
   const at::Tensor x = at::rand({256});
-  ReferenceTrace trace;
-  trace.contents = {bytes(x)};
-  trace.events = {{true, 0, 1024, -1}};
-  trace.live = {{0, 0}};
+  const ReferenceTrace trace = one_block_trace(x);
   const auto rq = request(lib, x, x, trace);
   for (bool memcheck : {false, true}) {
     const auto r = run_harness(runner(memcheck), rq);
