@@ -2,7 +2,7 @@
 // can never be written; a view knows its offset; the receiving side maps exactly the tensor and
 // refuses a descriptor that would let it write; and through a worker, a shared input reaches the
 // run as a file, not bytes, and a run that writes its input changes neither the pool's tensor nor
-// what the next run reads.
+// what the next run reads; a file the worker cannot map is the worker's failure, not the kernel's.
 #include <gtest/gtest.h>
 
 #include <ATen/ATen.h>
@@ -111,6 +111,42 @@ torch::Tensor run(torch::Tensor x) { return x; }
   ASSERT_EQ(r.result.status, Status::Ok) << r.build_error << r.result.message;
   EXPECT_TRUE(at::equal(r.result.outputs[0], values));
   EXPECT_EQ((runner.times() - before).bytes_shared, values.nbytes());
+}
+
+// A spill file cut short after its tensor was made: the zygote has the whole request but cannot
+// map the tensor (map_shared refuses a file too short), and exits before any kernel code runs.
+// That is kaudit's failure, not the kernel's: the run is repeated once on a fresh worker and then
+// reported as a worker failure, never as the kernel's crash (runtime/worker.cpp).
+TEST(SharedTensor, AFileTheWorkerCannotMapIsAWorkerFailureNotTheKernels) {
+  const at::Tensor values = at::arange(1 << 16, at::kFloat);
+  char name[] = "/tmp/kaudit-spill-test-XXXXXX";
+  const int fd = mkstemp(name);
+  ASSERT_GE(fd, 0);
+  const int read_only = open(name, O_RDONLY | O_CLOEXEC);
+  unlink(name);
+  ASSERT_EQ(write(fd, values.data_ptr(), values.nbytes()), (ssize_t)values.nbytes());
+  void* map = mmap(nullptr, values.nbytes(), PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+  ASSERT_NE(map, MAP_FAILED);
+  const at::Tensor x = shared_file_tensor(map, values.nbytes(), read_only, values.sizes(), values.strides(), values.options());
+  ASSERT_EQ(ftruncate(fd, 0), 0);  // this process never reads x again: it goes as its descriptor
+  close(fd);
+  IsolatedRunner runner(KAUDIT_EXE, {});
+  auto r = kaudit::test::build_and_run_on(runner, R"(
+#include <torch/extension.h>
+torch::Tensor run(torch::Tensor x) { return x; }
+)", "run", {x});
+  ASSERT_EQ(r.build_error, "");
+  EXPECT_EQ(r.result.status, Status::Crash);
+  EXPECT_TRUE(r.result.worker_failure);
+  EXPECT_NE(r.result.message.find("could not read the request"), std::string::npos) << r.result.message;
+  EXPECT_EQ(runner.worker_failures(), 2);
+  const at::Tensor small = at::arange(16, at::kFloat);
+  auto next = kaudit::test::build_and_run_on(runner, R"(
+#include <torch/extension.h>
+torch::Tensor run(torch::Tensor x) { return x; }
+)", "run", {small});
+  ASSERT_EQ(next.result.status, Status::Ok) << next.result.message;
+  EXPECT_TRUE(at::equal(next.result.outputs[0], small));
 }
 
 TEST(SharedTensor, TheDescriptorGoesWithTheLastTensor) {
