@@ -130,7 +130,8 @@ void* DeviceMemory::allocate(std::size_t bytes) {
 }
 
 void DeviceMemory::free(void* p) {
-  if (contains(p) && static_cast<char*>(p) >= base_) model_.free(static_cast<std::size_t>(static_cast<char*>(p) - base_));
+  const char* c = static_cast<const char*>(p);
+  if (base_ && c >= base_ && c < base_ + capacity_) model_.free(static_cast<std::size_t>(c - base_));
 }
 
 void DeviceMemory::reset() {

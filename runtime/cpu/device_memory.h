@@ -97,13 +97,14 @@ class CachingAllocatorModel {
   std::set<Block*, BySize> small_, large_;
 };
 
-// The model on real memory, for the worker process. Not thread-safe: the audit's workers run one
-// kernel at a time, on one thread (a parallel block loop in the same process only reads tensors).
-// 256 MiB: far more than any tensor of the CPU backend's presets, so a mutant that indexes a whole
-// tensor below its input meets the guard, never the process's other mappings. Address space only
-// (PROT_NONE, MAP_NORESERVE), counted against the worker's RLIMIT_AS.
+// The guard below the first segment. 256 MiB: far more than any tensor of the CPU backend's
+// presets, so a mutant that indexes a whole tensor below its input meets the guard, never the
+// process's other mappings. Address space only (PROT_NONE, MAP_NORESERVE), counted against the
+// worker's RLIMIT_AS.
 constexpr std::size_t kDeviceGuardBytes = std::size_t(256) << 20;
 
+// The model on real memory, for the worker process. Not thread-safe: the audit's workers run one
+// kernel at a time, on one thread (a parallel block loop in the same process only reads tensors).
 class DeviceMemory {
  public:
   // Reserves a guard and `capacity` bytes of address space above it (inaccessible until segments

@@ -88,26 +88,36 @@ TEST(SharedTensor, TheReceivingSideRefusesAWritableDescriptorAndAShortFile) {
 }
 
 // A spill file's tensor (shared_file_tensor): unsealed, so only a CPU worker gets it as a file.
-TEST(SharedTensor, AnUnsealedFileReachesACpuWorkerAsAFile) {
-  const at::Tensor values = at::arange(1 << 16, at::kFloat);
+// A kernel that returns its input.
+const char* const kIdentity = R"(
+#include <torch/extension.h>
+torch::Tensor run(torch::Tensor x) { return x; }
+)";
+
+// `values` in an unlinked temporary file, as a spill file's tensor (shared_file_tensor); the
+// file's writable descriptor is closed, or returned in `writable` when asked for.
+at::Tensor spill_file_tensor(const at::Tensor& values, int* writable = nullptr) {
   char name[] = "/tmp/kaudit-spill-test-XXXXXX";
   const int fd = mkstemp(name);
-  ASSERT_GE(fd, 0);
+  EXPECT_GE(fd, 0);
   const int read_only = open(name, O_RDONLY | O_CLOEXEC);
   unlink(name);
-  ASSERT_EQ(write(fd, values.data_ptr(), values.nbytes()), (ssize_t)values.nbytes());
+  EXPECT_EQ(write(fd, values.data_ptr(), values.nbytes()), (ssize_t)values.nbytes());
   void* map = mmap(nullptr, values.nbytes(), PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
-  close(fd);
-  ASSERT_NE(map, MAP_FAILED);
-  const at::Tensor x = shared_file_tensor(map, values.nbytes(), read_only, values.sizes(), values.strides(), values.options());
+  EXPECT_NE(map, MAP_FAILED);
+  if (writable) *writable = fd;
+  else close(fd);
+  return shared_file_tensor(map, values.nbytes(), read_only, values.sizes(), values.strides(), values.options());
+}
+
+TEST(SharedTensor, AnUnsealedFileReachesACpuWorkerAsAFile) {
+  const at::Tensor values = at::arange(1 << 16, at::kFloat);
+  const at::Tensor x = spill_file_tensor(values);
   ASSERT_TRUE(shared_bytes(x));
   EXPECT_FALSE(shared_bytes(x)->sealed);
   IsolatedRunner runner(KAUDIT_EXE, {});
   const auto before = runner.times();
-  auto r = kaudit::test::build_and_run_on(runner, R"(
-#include <torch/extension.h>
-torch::Tensor run(torch::Tensor x) { return x; }
-)", "run", {x});
+  auto r = kaudit::test::build_and_run_on(runner, kIdentity, "run", {x});
   ASSERT_EQ(r.result.status, Status::Ok) << r.build_error << r.result.message;
   EXPECT_TRUE(at::equal(r.result.outputs[0], values));
   EXPECT_EQ((runner.times() - before).bytes_shared, values.nbytes());
@@ -118,33 +128,19 @@ torch::Tensor run(torch::Tensor x) { return x; }
 // That is kaudit's failure, not the kernel's: the run is repeated once on a fresh worker and then
 // reported as a worker failure, never as the kernel's crash (runtime/worker.cpp).
 TEST(SharedTensor, AFileTheWorkerCannotMapIsAWorkerFailureNotTheKernels) {
-  const at::Tensor values = at::arange(1 << 16, at::kFloat);
-  char name[] = "/tmp/kaudit-spill-test-XXXXXX";
-  const int fd = mkstemp(name);
-  ASSERT_GE(fd, 0);
-  const int read_only = open(name, O_RDONLY | O_CLOEXEC);
-  unlink(name);
-  ASSERT_EQ(write(fd, values.data_ptr(), values.nbytes()), (ssize_t)values.nbytes());
-  void* map = mmap(nullptr, values.nbytes(), PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
-  ASSERT_NE(map, MAP_FAILED);
-  const at::Tensor x = shared_file_tensor(map, values.nbytes(), read_only, values.sizes(), values.strides(), values.options());
+  int fd = -1;
+  const at::Tensor x = spill_file_tensor(at::arange(1 << 16, at::kFloat), &fd);
   ASSERT_EQ(ftruncate(fd, 0), 0);  // this process never reads x again: it goes as its descriptor
   close(fd);
   IsolatedRunner runner(KAUDIT_EXE, {});
-  auto r = kaudit::test::build_and_run_on(runner, R"(
-#include <torch/extension.h>
-torch::Tensor run(torch::Tensor x) { return x; }
-)", "run", {x});
+  auto r = kaudit::test::build_and_run_on(runner, kIdentity, "run", {x});
   ASSERT_EQ(r.build_error, "");
   EXPECT_EQ(r.result.status, Status::Crash);
   EXPECT_TRUE(r.result.worker_failure);
   EXPECT_NE(r.result.message.find("could not read the request"), std::string::npos) << r.result.message;
   EXPECT_EQ(runner.worker_failures(), 2);
   const at::Tensor small = at::arange(16, at::kFloat);
-  auto next = kaudit::test::build_and_run_on(runner, R"(
-#include <torch/extension.h>
-torch::Tensor run(torch::Tensor x) { return x; }
-)", "run", {small});
+  auto next = kaudit::test::build_and_run_on(runner, kIdentity, "run", {small});
   ASSERT_EQ(next.result.status, Status::Ok) << next.result.message;
   EXPECT_TRUE(at::equal(next.result.outputs[0], small));
 }
