@@ -65,6 +65,7 @@ BundleSummary write_gpu_bundle(const corpus::Corpus& corpus, const std::vector<o
     if (j.is_discarded() || !j.is_object() || !j.contains("id"))
       throw std::runtime_error(matrix.string() + ":" + std::to_string(n) + ": not a kill-matrix record");
     if (!j.value("witnessed", false) || !j.value("ran", false)) continue;
+    if (!options.only.empty() && !options.only.count(j.at("id").get<std::string>())) continue;
     Chosen c{j, j.at("id"), j.at("kernel"), j.at("family")};
     by_family[c.family].push_back(std::move(c));
   }
@@ -73,11 +74,16 @@ BundleSummary write_gpu_bundle(const corpus::Corpus& corpus, const std::vector<o
     std::sort(list.begin(), list.end(), [](const Chosen& a, const Chosen& b) {
       return kaudit::sha256_hex(a.id) < kaudit::sha256_hex(b.id);
     });
-    const std::size_t take = family == "synchronization" ? list.size() : std::min(list.size(), options.per_family);
+    const std::size_t take = family == "synchronization" || !options.only.empty()
+                                 ? list.size()
+                                 : std::min(list.size(), options.per_family);
     for (std::size_t i = 0; i < take; ++i) chosen.push_back(list[i]);
   }
   std::map<std::string, std::set<std::string>> ids_by_kernel;
   for (const auto& c : chosen) ids_by_kernel[c.kernel].insert(c.id);
+  for (const auto& id : options.only)
+    if (std::none_of(chosen.begin(), chosen.end(), [&](const Chosen& c) { return c.id == id; }))
+      throw std::runtime_error(matrix.string() + ": no witnessed mutant " + id + " (--mutant)");
 
   // 2. The mutants' texts (the mutation pipeline, from the NVRTC cache) and their builds.
   std::vector<mutators::KernelSourceInfo> sources;

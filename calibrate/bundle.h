@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,9 @@ struct BundleOptions {
   // Witnessed mutants per family, chosen by SHA-256 of their id (the same on every machine);
   // every witnessed synchronization mutant is taken (races are what the GPU settles).
   std::size_t per_family = 30;
+  // When not empty: exactly these mutants (by id; each must be witnessed in the audit), instead
+  // of the per-family choice. For a calibration aimed at one question (docs/calibration/*).
+  std::set<std::string> only;
 };
 
 struct BundleSummary {

@@ -9,8 +9,8 @@
 namespace kaudit::cli {
 namespace {
 const char* kHelp =
-    "usage: kaudit gpu-bundle --from AUDIT_DIR --out DIR [--per-family N] [--check SPEC]... [--corpus PATH]\n"
-    "                         [--cache DIR]\n\n"
+    "usage: kaudit gpu-bundle --from AUDIT_DIR --out DIR [--per-family N | --mutant ID...] [--check SPEC]...\n"
+    "                         [--corpus PATH] [--cache DIR]\n\n"
     "Writes a calibration bundle for tools/gpu/calibrate.py (README, GPU): the witnessed mutants of a\n"
     "finished `kaudit audit --out AUDIT_DIR` (every synchronization mutant, N per other family,\n"
     "chosen by the hash of their id), their kernel sources for nvcc (one build per schema), the\n"
@@ -19,6 +19,8 @@ const char* kHelp =
     "  --from DIR       the audit's output folder (kill-matrix.jsonl)\n"
     "  --out DIR        the bundle folder\n"
     "  --per-family N   mutants per family other than synchronization (default 30)\n"
+    "  --mutant ID      exactly this witnessed mutant instead (repeatable; for a calibration aimed at one\n"
+    "                   question)\n"
     "  --check SPEC     the checks the GPU runs (default: kernelbench-v0.1 and kernelbench); each must be\n"
     "                   KernelBench's loop: allclose, reference first, shared inputs\n"
     "  --corpus PATH    the corpus the audit ran on (default: the built-in one)\n"
@@ -47,6 +49,8 @@ int gpu_bundle_command(const std::vector<std::string>& args) {
         options.out = value("--out");
       } else if (a == "--per-family") {
         options.per_family = parse_count_flag(a, value("--per-family"), 0, 1000000);
+      } else if (a == "--mutant") {
+        options.only.insert(value("--mutant"));
       } else if (a == "--check") {
         check_names.push_back(value("--check"));
       } else if (a == "--corpus") {

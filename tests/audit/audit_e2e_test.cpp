@@ -601,3 +601,35 @@ TEST(AuditLegality, SignMixedTimes300OnAK4096SumIsIllegalSameSignStaysLegal) {
 }
 
 }  // namespace
+
+// `kaudit gpu-bundle --mutant ID` takes exactly the named witnessed mutants of a finished audit
+// (a calibration aimed at one question), and an id the audit did not witness is an error naming it.
+TEST(GpuBundleCommand, NamedMutantsAreExactlyTheBundle) {
+  const auto out = std::filesystem::path(KAUDIT_TEST_CACHE) / "gpu_bundle_audit";
+  std::filesystem::remove_all(out);
+  auto r = kaudit::run_process({KAUDIT_EXE, "audit", "--kernel", "relu/relu_gridstride", "--rule", "hack-return-input",
+                                "--rule", "bound-loop-lt-to-le", "--oracle", "kernelbench-v0.1", "--cache",
+                                KAUDIT_TEST_CACHE, "--out", out.string(), "--json"},
+                               1200);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::string> witnessed;
+  for (const auto& m : read_jsonl(out / "kill-matrix.jsonl"))
+    if (m["witnessed"].get<bool>()) witnessed.push_back(m["id"]);
+  ASSERT_GE(witnessed.size(), 2u);
+  const auto bundle = std::filesystem::path(KAUDIT_TEST_CACHE) / "gpu_bundle_out";
+  std::filesystem::remove_all(bundle);
+  r = kaudit::run_process({KAUDIT_EXE, "gpu-bundle", "--from", out.string(), "--out", bundle.string(), "--mutant",
+                           witnessed[1], "--cache", KAUDIT_TEST_CACHE},
+                          600);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream in(bundle / "manifest.json");
+  const auto manifest = nlohmann::json::parse(in);
+  ASSERT_EQ(manifest["mutants"].size(), 1u) << manifest["mutants"];
+  EXPECT_EQ(manifest["mutants"][0]["id"], witnessed[1]);
+
+  r = kaudit::run_process({KAUDIT_EXE, "gpu-bundle", "--from", out.string(), "--out", bundle.string(), "--mutant",
+                           "0123456789abcdef", "--cache", KAUDIT_TEST_CACHE},
+                          600);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("no witnessed mutant 0123456789abcdef"), std::string::npos) << r.err;
+}

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """kaudit's GPU calibration of oracle mode (docs/ORACLES.md, Calibration).
 
-usage: calibrate.py run BUNDLE OUT [--reps N] [--jobs J] [--timeout S] [--limit N] [--dry-run]
+usage: calibrate.py run BUNDLE OUT [--reps N] [--jobs J] [--timeout S] [--limit N] [--fresh-process] [--dry-run]
        calibrate.py agree BUNDLE GPU_RESULTS OUT
        calibrate.py probe OUT
 
@@ -373,7 +373,8 @@ def worker(args):
         dry_run_patches()
     else:
         torch.cuda.init()
-        torch.empty(1, device="cuda")  # the context exists before the first job's clock starts
+        if not args.fresh_process:  # a fresh process's first allocation is the job's own
+            torch.empty(1, device="cuda")  # the context exists before the first job's clock starts
     sys.stdout.write("ready\n")
     sys.stdout.flush()
     checks = {c["name"]: c for c in manifest["checks"]}
@@ -399,41 +400,44 @@ class Pool:
     seconds (a hung kernel) kills its worker and is a timeout, a worker that dies is a crash of its
     job, and either way a new worker takes its place."""
 
-    def __init__(self, bundle, n, timeout, dry_run=False):
-        self.bundle, self.n, self.timeout, self.dry_run = bundle, n, timeout, dry_run
+    def __init__(self, bundle, n, timeout, dry_run=False, fresh=False):
+        self.bundle, self.n, self.timeout, self.dry_run, self.fresh = bundle, n, timeout, dry_run, fresh
         self.workers = []
 
     def spawn(self):
-        """A new worker; its jobs' clocks start once it has said it is ready (importing torch and
-        making a CUDA context take seconds, more while 16 workers start at once)."""
+        """A new worker, not yet ready: its jobs' clocks start once it has said so (importing torch
+        and making a CUDA context take seconds, more while 16 workers start at once)."""
         p = subprocess.Popen([sys.executable, os.path.abspath(__file__), "worker", self.bundle] +
-                             (["--dry-run"] if self.dry_run else []),
+                             (["--dry-run"] if self.dry_run else []) + (["--fresh-process"] if self.fresh else []),
                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
-        ready = p.stdout.readline().strip() == "ready"
-        if not ready:
-            p.kill()
-            p.wait()
-            raise RuntimeError("a worker did not start")
-        return {"p": p, "job": None, "deadline": None}
+        return {"p": p, "job": None, "deadline": None, "ready": False, "started": time.time()}
 
     def map(self, jobs, deadline=None):
         pending = list(jobs)[::-1]
-        with concurrent.futures.ThreadPoolExecutor(max_workers=self.n) as ex:  # they start side by side
-            self.workers = list(ex.map(lambda _: self.spawn(), range(min(self.n, len(pending)))))
+        self.workers = [self.spawn() for _ in range(min(self.n, len(pending)))]
         busy = 0
         while pending or busy:
             if deadline and time.time() > deadline and pending:
                 print(f"deadline: {len(pending)} evaluations not started", flush=True)
                 pending = []
             for w in self.workers:
-                if w["job"] is None and pending:
+                if w["ready"] and w["job"] is None and pending:
                     w["job"] = pending.pop()
                     w["deadline"] = time.time() + self.timeout
                     w["p"].stdin.write(json.dumps(w["job"][1]) + "\n")
                     w["p"].stdin.flush()
                     busy += 1
-            ready, _, _ = select.select([w["p"].stdout for w in self.workers if w["job"] is not None], [], [], 0.5)
+            waiting = [w["p"].stdout for w in self.workers if w["job"] is not None or not w["ready"]]
+            ready, _, _ = select.select(waiting, [], [], 0.5) if waiting else ([], [], [])
             for w in self.workers:
+                if not w["ready"]:
+                    if w["p"].stdout in ready:
+                        w["ready"] = w["p"].stdout.readline().strip() == "ready"
+                        if not w["ready"]:
+                            raise RuntimeError("a worker did not start")
+                    elif time.time() - w["started"] > 300:
+                        raise RuntimeError("a worker did not start within 300 s")
+                    continue
                 if w["job"] is None:
                     continue
                 res = None
@@ -449,12 +453,16 @@ class Pool:
                 job = w["job"]
                 w["job"] = None
                 busy -= 1
-                if res.get("cause") in ("timeout", "crash") or w["p"].poll() is not None or (
+                if self.fresh or res.get("cause") in ("timeout", "crash") or w["p"].poll() is not None or (
                         res.get("killed") and "CUDA" in res.get("detail", "")):
                     w["p"].kill()
                     w["p"].wait()
-                    w.update(self.spawn())
+                    if pending:
+                        w.update(self.spawn())
+                    else:
+                        w["p"] = None
                 yield job[0], res
+            self.workers = [w for w in self.workers if w["p"] is not None]
         for w in self.workers:
             w["p"].stdin.close()
             w["p"].wait()
@@ -509,7 +517,8 @@ def run(args):
     # Repetitions of one evaluation spread over the workers (a race's outcome may depend on what
     # else runs on the GPU at the time); the order is fixed, so a re-run lays them out the same.
     runnable.sort(key=lambda jr: (jr[0][6], jr[0][0], jr[0][1], jr[0][5]["name"]))
-    for n, (job, res) in enumerate(list(Pool(os.path.abspath(bundle), args.jobs, args.timeout, args.dry_run).map(
+    pool = Pool(os.path.abspath(bundle), args.jobs, args.timeout, args.dry_run, args.fresh_process)
+    for n, (job, res) in enumerate(list(pool.map(
             runnable, T0 + args.deadline if args.deadline else None)) + unbuilt, 1):
             kind, key, lib, switch, kid, check, rep = job
             entry = results.setdefault(kind, {}).setdefault(key, {}).setdefault(
@@ -528,7 +537,7 @@ def run(args):
     t_eval = time.time() - t1
     timing = {"build_seconds_wall": t_build, "builds": len(built),
               "build_seconds_per_source_median": float(np.median(build_seconds)) if build_seconds else None,
-              "evaluations": len(jobs), "evaluation_seconds_wall": t_eval, "jobs": args.jobs,
+              "evaluations": len(jobs), "evaluation_seconds_wall": t_eval, "jobs": args.jobs, "fresh_process": args.fresh_process,
               "gpu": gpu_name(),
               "torch": torch.__version__}
     with open(os.path.join(out, "gpu-results.json"), "w") as f:
@@ -697,6 +706,9 @@ def main():
     r.add_argument("--build-dir", default="")
     r.add_argument("--deadline", type=float, default=0,
                    help="seconds after the start past which no evaluation is started (results so far are written)")
+    r.add_argument("--fresh-process", action="store_true",
+                   help="every evaluation in a new worker process, its first CUDA allocation the check's own "
+                        "(as a checker that starts a process per kernel); default: a worker serves many")
     r.add_argument("--dry-run", action="store_true",
                    help="no GPU: the reference Model stands in for every kernel (checks the bundle and this script)")
     p = sub.add_parser("probe")
@@ -711,6 +723,7 @@ def main():
     w = sub.add_parser("worker")
     w.add_argument("bundle")
     w.add_argument("--dry-run", action="store_true")
+    w.add_argument("--fresh-process", action="store_true")
     args = ap.parse_args()
     if torch is None and args.cmd != "agree":
         sys.exit("calibrate.py: PyTorch is not installed here; only `agree` runs without it")
