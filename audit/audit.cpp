@@ -935,9 +935,11 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
     std::string legal_flags;
     for (const auto& in : pool) legal_flags += in.legal ? 'L' : '-';
     const auto rows_key = [&](const corpus::Kernel& k) { return cache_key(context, {"rows", k.source, legal_flags}); };
-    // Oracle-mode verdicts ("verdicts") and witness-mode ones ("strict-verdicts").
+    // Oracle-mode verdicts ("verdicts") and witness-mode ones ("strict-verdicts"). An oracle-mode
+    // verdict keeps the trial that killed ("t", the tests' killedBy in reports/mte.h): "+trial" in
+    // its key, so verdicts cached before they kept it are recomputed, not reported without it.
     const auto verdicts_key = [&](const corpus::Kernel& k, const oracle::OracleSpec& spec, const char* mode) {
-      const std::string model = std::string(mode) == "verdicts" ? kOracleModelVersion : "";
+      const std::string model = std::string(mode) == "verdicts" ? std::string(kOracleModelVersion) + "+trial" : "";
       return cache_key(context, {mode, model, k.source, legal_flags, oracle::spec_to_json(spec).dump()});
     };
     const auto oracle_witnesses_key = [&](const corpus::Kernel& k) {
@@ -987,7 +989,8 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
     };
     const auto fits_verdict = [](const json& e) {  // null: cached as "no verdict" (not witnessed, or not run)
       return e.is_null() ||
-             (e.is_object() && (!e.contains("k") || e["k"].is_boolean()) && (!e.contains("c") || e["c"].is_string()));
+             (e.is_object() && (!e.contains("k") || e["k"].is_boolean()) && (!e.contains("c") || e["c"].is_string()) &&
+              (!e.contains("t") || e["t"].is_string()));
     };
     std::map<std::string, KernelCache> kernel_cache;
     std::map<std::string, KernelBuild> builds;
@@ -1150,15 +1153,17 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
           a.oracle_witness_cause = kc.oracle_witnesses[m.id].value("owc", "");
         }
         const auto load = [&](const json& cached, std::map<std::string, bool>& killed,
-                              std::map<std::string, std::string>& cause, const std::string& oracle) {
+                              std::map<std::string, std::string>& cause, std::map<std::string, std::string>* trial,
+                              const std::string& oracle) {
           if (!cached.contains(m.id) || !cached[m.id].is_object()) return;
           killed[oracle] = cached[m.id].value("k", false);
           if (killed[oracle]) cause[oracle] = cached[m.id].value("c", "");
+          if (killed[oracle] && trial && cached[m.id].contains("t")) (*trial)[oracle] = cached[m.id].value("t", "");
         };
         for (std::size_t o = 0; o < options.oracles.size(); ++o) {
           const std::string& name = options.oracles[o].name;
-          load(kc.verdicts[o], a.scored.killed_by, a.scored.cause, name);
-          load(kc.strict_verdicts[o], a.scored.strict_killed_by, a.scored.strict_cause, name);
+          load(kc.verdicts[o], a.scored.killed_by, a.scored.cause, &a.scored.trial, name);
+          load(kc.strict_verdicts[o], a.scored.strict_killed_by, a.scored.strict_cause, nullptr, name);
         }
       }
       const std::vector<std::size_t>& todo = kc.todo;
@@ -1309,11 +1314,17 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
             for (std::size_t oi : kc.missing[i]) {
               const oracle::OracleSpec& spec = options.oracles[oi];
               a.scored.killed_by.erase(spec.name);
+              a.scored.cause.erase(spec.name);
+              a.scored.trial.erase(spec.name);
               if (witness < 0) continue;  // cached as null
               std::vector<oracle::PreparedTrial> trials;
+              std::vector<std::string> trial_names;
               for (const auto& [p, trial] : oracle_trials[oi])
-                if (pool[p].usable) trials.push_back(harness_trial(prepared[p], spec.reference == oracle::ReferencePrecision::Fp64,
-                                                                   oracle_reference(spec, prepared[p])));
+                if (pool[p].usable) {
+                  trials.push_back(harness_trial(prepared[p], spec.reference == oracle::ReferencePrecision::Fp64,
+                                                 oracle_reference(spec, prepared[p])));
+                  trial_names.push_back(trial);
+                }
               if (trials.empty()) continue;
               const oracle::HarnessRequest rq = oracle::make_harness_request(spec.harness, spec.comparator, task, *kernel,
                                                                              built.library[i], built.switch_value[i], trials);
@@ -1332,6 +1343,8 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
               const oracle::HarnessVerdict v = oracle::harness_verdict(rq, hr);
               a.scored.killed_by[spec.name] = v.killed;
               if (v.killed) a.scored.cause[spec.name] = v.cause;
+              if (v.killed && v.trial >= 0 && static_cast<std::size_t>(v.trial) < trial_names.size())
+                a.scored.trial[spec.name] = trial_names[v.trial];
             }
             if (timeouts >= 2) a.note = "timed out twice; later inputs not run, counted as timeouts";
           } catch (const NoResult&) {
@@ -1339,6 +1352,7 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
             a.note = "no result: kaudit could not run it (its worker failed; not cached, re-run)";
             a.scored.killed_by.clear();
             a.scored.cause.clear();
+            a.scored.trial.clear();
             a.scored.strict_killed_by.clear();
             a.scored.strict_cause.clear();
           }
@@ -1408,6 +1422,8 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
                 } else {
                   const auto c = cause.find(name);
                   cache[o][m.id] = {{"k", k->second}, {"c", c == cause.end() ? "" : c->second}};
+                  const auto t = m.trial.find(name);
+                  if (!strict && t != m.trial.end()) cache[o][m.id]["t"] = t->second;
                 }
                 changed = true;
               }

@@ -39,6 +39,8 @@ struct ScoredMutant {
   bool oracle_witnessed = false;          // and so did oracle mode (a fault that shows on a GPU)
   std::map<std::string, bool> killed_by;  // oracle name -> rejects this mutant (oracle mode)
   std::map<std::string, std::string> cause;  // oracle name -> why, when killed (oracle mode)
+  std::map<std::string, std::string> trial;  // oracle name -> the trial that killed it (oracle mode;
+                                             // absent in verdicts cached before it was kept)
   std::map<std::string, bool> strict_killed_by;         // the same in witness mode
   std::map<std::string, std::string> strict_cause;
 };

@@ -7,6 +7,7 @@
 
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 
 namespace kaudit {
 
@@ -17,6 +18,18 @@ std::optional<std::string> read_file(const std::filesystem::path& path) {
   bytes << in.rdbuf();
   if (in.bad()) return std::nullopt;
   return bytes.str();
+}
+
+void write_file_atomically(const std::filesystem::path& path, const std::string& text) {
+  const auto tmp = path.string() + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary);
+    f << text;
+    if (!f) throw std::runtime_error("cannot write " + tmp);
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) throw std::runtime_error("cannot write " + path.string() + ": " + ec.message());
 }
 
 namespace {

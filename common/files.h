@@ -13,6 +13,10 @@ namespace kaudit {
 // The file's bytes, or nullopt when it cannot be opened or read.
 std::optional<std::string> read_file(const std::filesystem::path& path);
 
+// Writes `text` to `path` through a temporary file renamed over it: a reader never sees half a
+// file. Throws std::runtime_error naming the file when it cannot be written.
+void write_file_atomically(const std::filesystem::path& path, const std::string& text);
+
 // Removes `path` and everything beneath it (links are removed, not followed); false when
 // something could not be removed. Use this, not std::filesystem::remove_all: PyTorch's pip
 // wheels export their own copy of remove_all from libtorch.so, which the dynamic linker binds

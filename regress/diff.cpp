@@ -1,5 +1,7 @@
 #include "regress/diff.h"
 
+#include "reports/run_dir.h"
+
 #include <cstdio>
 #include <fstream>
 #include <set>
@@ -39,27 +41,10 @@ RunSide side_from_result(const audit::AuditResult& result, const std::string& or
 }
 
 RunSide side_from_directory(const fs::path& dir, const std::string& oracle_in, const std::string& label) {
-  const fs::path summary_path = dir / "summary.json", matrix_path = dir / "kill-matrix.jsonl";
-  std::ifstream summary_in(summary_path);
-  if (!summary_in) throw std::runtime_error(summary_path.string() + ": missing (is " + dir.string() + " a `kaudit audit --out` folder?)");
-  json summary;
-  try {
-    summary = json::parse(summary_in);
-  } catch (const std::exception& e) {
-    throw std::runtime_error(summary_path.string() + ": not JSON (" + e.what() + ")");
-  }
-  // The file says what it holds; a value of another type than the audit writes (a number for
-  // "oracles", a string for a verdict) is an error naming the file, not an exception out of diff.
-  const auto fail = [](const fs::path& path, int line, const std::string& what) {
-    return std::runtime_error(path.string() + (line ? ":" + std::to_string(line) : std::string()) + ": " + what +
-                              " (is it a `kaudit audit --out` folder of this kaudit?)");
-  };
-  if (!summary.is_object() || !summary.contains("oracles") || !summary["oracles"].is_array())
-    throw fail(summary_path, 0, "no \"oracles\" list");
-  for (const auto& o : summary["oracles"])
-    if (!o.is_object() || !o.contains("oracle") || !o["oracle"].is_string() ||
-        (o.contains("false_kill_list") && !o["false_kill_list"].is_array()))
-      throw fail(summary_path, 0, "an entry of \"oracles\" without an \"oracle\" name or with a malformed false_kill_list");
+  // The run directory's formats are reports/run_dir.h's: its reader checks them and names the
+  // file and line of anything malformed.
+  const json summary = reports::read_summary(dir);
+  const fs::path summary_path = dir / "summary.json";
   std::vector<std::string> names;
   for (const auto& o : summary["oracles"]) names.push_back(o["oracle"].get<std::string>());
   std::string oracle = oracle_in;
@@ -80,31 +65,15 @@ RunSide side_from_directory(const fs::path& dir, const std::string& oracle_in, c
     for (const auto& f : so->value("false_kill_list", json::array()))
       side.false_kills.push_back({oracle, f.value("member", ""), f.value("task", ""), f.value("trial", ""), f.value("detail", "")});
   } catch (const json::exception& e) {
-    throw fail(summary_path, 0, std::string("a malformed false kill (") + e.what() + ")");
+    throw std::runtime_error(summary_path.string() + ": a malformed false kill (" + e.what() + ")");
   }
-  std::ifstream matrix_in(matrix_path);
-  if (!matrix_in) throw std::runtime_error(matrix_path.string() + ": missing");
-  int line_no = 0;
-  for (std::string line; std::getline(matrix_in, line);) {
-    ++line_no;
-    json m;
-    try {
-      m = json::parse(line);
-    } catch (const std::exception& e) {
-      throw std::runtime_error(matrix_path.string() + ":" + std::to_string(line_no) + ": not JSON (" + e.what() + ")");
-    }
-    try {
-      if (!m.is_object()) throw fail(matrix_path, line_no, "not a JSON object");
-      if (!m.value("ran", false)) continue;
-      const auto family = mutators::family_from_name(m.value("family", ""));
-      if (!family) throw fail(matrix_path, line_no, "unknown family");
-      if (!m.contains("killed_by") || !m["killed_by"].is_object() || !m["killed_by"].contains(oracle))
-        throw fail(matrix_path, line_no, "no verdict of '" + oracle + "'");
-      side.mutants[m.value("id", "")] = {m.value("kernel", ""), m.value("rule", ""), *family, m.value("witnessed", false),
-                                         m["killed_by"][oracle].get<bool>()};
-    } catch (const json::exception& e) {
-      throw fail(matrix_path, line_no, std::string("a field of another type than the audit writes (") + e.what() + ")");
-    }
+  for (const auto& m : reports::read_kill_matrix(dir)) {
+    if (!m.ran) continue;
+    const auto verdict = m.killed_by.find(oracle);
+    if (verdict == m.killed_by.end())
+      throw std::runtime_error((dir / "kill-matrix.jsonl").string() + ": mutant " + m.id + " has no verdict of '" +
+                               oracle + "' (is it a `kaudit audit --out` folder of this kaudit?)");
+    side.mutants[m.id] = {m.kernel, m.rule, *mutators::family_from_name(m.family), m.witnessed, verdict->second};
   }
   return side;
 }

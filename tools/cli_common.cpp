@@ -55,15 +55,6 @@ std::filesystem::path default_cache_dir() {
 }
 std::filesystem::path builtin_corpus_dir() { return KAUDIT_BUILTIN_CORPUS; }
 std::filesystem::path builtin_suites_dir() { return KAUDIT_BUILTIN_SUITES; }
-void write_file_atomically(const std::filesystem::path& path, const std::string& text) {
-  const auto tmp = path.string() + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary);
-    f << text;
-    if (!f) throw std::runtime_error("cannot write " + tmp);
-  }
-  std::filesystem::rename(tmp, path);
-}
 void note_unverified(const char* command, const corpus::LoadResult& loaded) {
   if (loaded.unverified.empty()) return;
   std::fprintf(stderr, "kaudit %s: left out %zu kernel(s) the verification gate rejected at import "

@@ -1,5 +1,6 @@
 // Helpers shared by CLI subcommands: the cache directory, the built-in corpus location.
 #pragma once
+#include "common/files.h"
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -14,9 +15,6 @@ std::filesystem::path default_cache_dir();
 std::filesystem::path builtin_corpus_dir();
 // The suites/ folder of this source tree (built-in oracle specs).
 std::filesystem::path builtin_suites_dir();
-// Writes `text` to a temporary file renamed onto `path` (readers never see half a report).
-// Throws std::runtime_error naming the file when it cannot be written.
-void write_file_atomically(const std::filesystem::path& path, const std::string& text);
 // Strict number flags: the whole text must be the number, within [min, max]; otherwise a
 // std::invalid_argument that names the flag, the accepted range and the text given.
 // A whole number in decimal digits (no sign, no spaces, no exponent).

@@ -9,6 +9,8 @@
 #include <sstream>
 
 #include "audit/audit.h"
+#include "reports/markdown.h"
+#include "reports/run_dir.h"
 #include "corpus/corpus.h"
 #include "runtime/worker.h"
 #include "tools/cli.h"
@@ -60,151 +62,6 @@ const char* kHelp =
     "                   (much slower; its kill matrix must equal the default's: with a fresh --cache,\n"
     "                   a check of the schemata)\n"
     "Exit status: 0; 1 when something was skipped (listed); 2 on a usage error or a bad spec.\n";
-
-std::string pct(const audit::Tally& t) { return audit::percent(t.missed(), t.witnessed); }
-
-// A per-family table over the six fault families, their sum and the reward hacks: `cells` gives
-// a row's cells after the family name, one string per column.
-template <typename Cells>
-void family_rows(std::ostringstream& os, const Cells& cells) {
-  for (auto f : mutators::kAllFamilies)
-    if (f != mutators::Family::RewardHack) os << "| " << mutators::family_name(f) << " |" << cells(f, false) << "\n";
-  os << "| **all faults** |" << cells(mutators::Family::Arithmetic, true) << "\n";
-  os << "| reward-hack |" << cells(mutators::Family::RewardHack, false) << "\n";
-}
-
-// The report's tables after the first: the second denominator, what witness mode would have
-// said, and the kills by cause.
-std::string mode_tables(const audit::AuditResult& r, const std::vector<oracle::OracleSpec>& oracles) {
-  std::ostringstream os;
-  if (r.scores.empty()) return os.str();
-  const auto header = [&](const char* first, const char* extra) {
-    os << "| " << first << " |" << extra;
-    for (const auto& o : oracles) os << " " << o.name << " |";
-    os << "\n|---|" << (std::string(extra).empty() ? "" : "---:|");
-    for (std::size_t i = 0; i < oracles.size(); ++i) os << "---:|";
-    os << "\n";
-  };
-  os << "\nOver the mutants also witnessed in oracle mode (faults that show under a checker's harness on a "
-        "GPU at all; the reference study counted only such faults): missed %.\n\n";
-  header("family", " witnessed in oracle mode |");
-  family_rows(os, [&](mutators::Family f, bool all) {
-    const auto& first = all ? r.scores[0].faults_oracle_witnessed : r.scores[0].per_family_oracle_witnessed.at(f);
-    std::string row = " " + std::to_string(first.witnessed) + " |";
-    for (const auto& s : r.scores) {
-      const auto& t = all ? s.faults_oracle_witnessed : s.per_family_oracle_witnessed.at(f);
-      row += " " + audit::percent(t.missed(), t.witnessed) + " |";
-    }
-    return row;
-  });
-  os << "\nWitness mode's verdicts on the same mutants (the strict emulator: NaN-filled outputs, the memory "
-        "checker, divergence, warp-major races; what kaudit reported before oracle mode): missed %, and in "
-        "brackets how many points of detection it credited the checker with beyond oracle mode.\n\n";
-  header("family", "");
-  family_rows(os, [&](mutators::Family f, bool all) {
-    std::string row;
-    for (const auto& s : r.scores) {
-      const auto& strict = all ? s.faults_strict : s.per_family_strict.at(f);
-      const auto& faithful = all ? s.faults : s.per_family.at(f);
-      char over[32] = "";
-      if (strict.witnessed)
-        std::snprintf(over, sizeof over, " (%+.1f)",
-                      100.0 * (double(strict.killed) - double(faithful.killed)) / double(strict.witnessed));
-      row += " " + audit::percent(strict.missed(), strict.witnessed) + over + " |";
-    }
-    return row;
-  });
-  os << "| false kills (correct set) |";
-  for (const auto& s : r.scores) os << " " << s.strict_false_kills.size() << " |";
-  os << "\n\nKills by cause, oracle mode (witnessed fault mutants; witness mode's in brackets):\n\n";
-  std::set<std::string> causes;
-  for (const auto& s : r.scores) {
-    for (const auto& [c, n] : s.fault_causes) causes.insert(c);
-    for (const auto& [c, n] : s.fault_strict_causes) causes.insert(c);
-  }
-  os << "| oracle |";
-  for (const auto& c : causes) os << " " << c << " |";
-  os << "\n|---|";
-  for (std::size_t i = 0; i < causes.size(); ++i) os << "---:|";
-  os << "\n";
-  for (const auto& s : r.scores) {
-    os << "| " << s.oracle << " |";
-    for (const auto& c : causes) {
-      const auto get = [&](const audit::CauseCounts& m) { const auto it = m.find(c); return it == m.end() ? 0 : it->second; };
-      os << " " << get(s.fault_causes) << " (" << get(s.fault_strict_causes) << ") |";
-    }
-    os << "\n";
-  }
-  return os.str();
-}
-
-// The Markdown report: one row per family, a column per oracle (missed % of witnessed).
-std::string markdown_table(const audit::AuditResult& r, const std::vector<oracle::OracleSpec>& oracles,
-                           const oracle::Comparator& witness) {
-  std::ostringstream os;
-  const auto counts = r.pipeline.counts();
-  if (r.backend == "cpu")
-    os << "Missed % of witnessed mutants, per family and oracle, oracle verdicts in oracle mode (each checker's "
-          "harness modelled on a GPU: docs/ORACLES.md), witnesses in witness mode (CPU backend; oracle shape presets:";
-  else
-    os << "Missed % of witnessed mutants, per family and oracle, oracle verdicts in oracle mode (each checker's "
-          "harness run on the GPU: docs/ORACLES.md), witnesses from plain runs on the GPU (" << r.backend
-       << " backend; oracle shape presets:";
-  for (const auto& o : oracles) os << " " << o.name << "=" << o.shape_preset;
-  os << "; witness tolerance allclose rtol=atol=" << witness.rtol << ").\n\n";
-  os << "| family | generated | distinct | witnessed | unwitnessed |";
-  for (const auto& o : oracles) os << " " << o.name << " |";
-  os << "\n|---|---:|---:|---:|---:|";
-  for (std::size_t i = 0; i < oracles.size(); ++i) os << "---:|";
-  os << "\n";
-  const auto row = [&](const std::string& name, const mutators::DedupCounts& pc, const audit::Tally& any,
-                       auto&& tally_of) {
-    os << "| " << name << " | " << pc.generated << " | " << pc.distinct << " | " << any.witnessed << " | "
-       << any.unwitnessed << " |";
-    for (const auto& s : r.scores) os << " " << pct(tally_of(s)) << " |";
-    os << "\n";
-  };
-  if (r.scores.empty()) return os.str();
-  mutators::DedupCounts fault_counts;
-  for (auto f : mutators::kAllFamilies) {
-    if (f == mutators::Family::RewardHack) continue;
-    const auto& c = counts.per_family.at(f);
-    fault_counts.generated += c.generated;
-    fault_counts.distinct += c.distinct;
-    row(std::string(mutators::family_name(f)), c, r.scores[0].per_family.at(f),
-        [f](const audit::OracleScore& s) { return s.per_family.at(f); });
-  }
-  row("**all faults**", fault_counts, r.scores[0].faults, [](const audit::OracleScore& s) { return s.faults; });
-  const auto hack = mutators::Family::RewardHack;
-  row("reward-hack", counts.per_family.at(hack), r.scores[0].per_family.at(hack),
-      [hack](const audit::OracleScore& s) { return s.per_family.at(hack); });
-  os << "| false kills (correct set) | | | | |";
-  for (const auto& s : r.scores) os << " " << s.false_kills.size() << " |";
-  os << "\n\nPipeline: " << counts.total.generated << " generated, " << counts.total.stillborn << " stillborn, "
-     << counts.total.duplicate << " duplicate, " << counts.total.equivalent << " equivalent, "
-     << counts.total.distinct << " distinct";
-  if (counts.total.unknown) os << ", " << counts.total.unknown << " unknown (no NVRTC)";
-  std::size_t legal = 0, inputs = 0;
-  for (const auto& p : r.pools)
-    for (const auto& in : p.inputs) {
-      ++inputs;
-      legal += in.legal;
-    }
-  os << "; " << r.mutants.size() << " audited on " << inputs << " pool inputs (" << legal << " legal) over "
-     << r.pools.size() << " tasks.\n";
-  std::size_t kernels = 0, neutral = 0, dropped = 0;
-  for (const auto& p : r.pools)
-    for (const auto& m : p.correct_set) {
-      kernels += m.kind == "kernel";
-      neutral += m.kind == "neutral" && m.admitted;
-      dropped += m.kind == "neutral" && !m.admitted;
-    }
-  os << "Correct set (legality and false kills): " << kernels << " corpus kernels, " << neutral
-     << " neutral variants (" << dropped << " more failed the sanity inputs and were dropped: pools.json), "
-     << "the float32 reference of each task.\n";
-  os << mode_tables(r, oracles);
-  return os.str();
-}
 
 nlohmann::json summary_json(const audit::AuditResult& r, const std::vector<oracle::OracleSpec>& oracles,
                             const audit::AuditOptions& options, const std::string& corpus_path) {
@@ -279,48 +136,23 @@ int audit_command(const std::vector<std::string>& args) {
   const std::filesystem::path& root = shared.root;
   const audit::AuditResult r = audit::run_audit(loaded->corpus, options);
 
-  const std::string table = markdown_table(r, oracles, options.witness);
-  const nlohmann::json summary = summary_json(r, oracles, options, root.filename().string());
+  reports::RunFiles files;
+  files.summary = summary_json(r, oracles, options, root.filename().string());
+  files.summary["run_format"] = reports::kRunFormat;
+  files.pools = reports::pools_json(r.pools);
+  files.report_md = reports::markdown_report(files.summary, files.pools);
+  files.mutants_jsonl = mutators::mutants_jsonl(r.pipeline);
+  for (const auto& m : r.mutants) files.kill_matrix.push_back(reports::kill_record(m));
+  for (const auto& k : loaded->corpus.kernels)
+    for (const auto& m : r.pipeline.mutants)
+      if (m.mutant.kernel == k.id()) {
+        files.sources[m.mutant.site.file] = k.source;
+        break;
+      }
+  const nlohmann::json& summary = files.summary;
+  const std::string table = files.report_md;
   try {
-    std::filesystem::create_directories(out_dir);
-    write_file_atomically(out_dir / "report.md", table);
-    write_file_atomically(out_dir / "summary.json", summary.dump(2) + "\n");
-    write_file_atomically(out_dir / "mutants.jsonl", mutators::mutants_jsonl(r.pipeline));
-    std::string matrix;
-    for (const auto& m : r.mutants) {
-      nlohmann::json j = {{"id", m.scored.id}, {"task", m.scored.task}, {"kernel", m.scored.kernel},
-                          {"rule", m.scored.rule}, {"family", mutators::family_name(m.scored.family)},
-                          {"ran", m.ran}, {"witnessed", m.scored.witnessed},
-                          {"oracle_witnessed", m.scored.oracle_witnessed}, {"killed_by", m.scored.killed_by},
-                          {"cause", m.scored.cause}, {"witness_mode_killed_by", m.scored.strict_killed_by},
-                          {"witness_mode_cause", m.scored.strict_cause}};
-      nlohmann::json outcomes = nlohmann::json::array();
-      for (auto o : m.row) outcomes.push_back(audit::outcome_name(o));
-      j["outcomes"] = outcomes;
-      if (m.witness >= 0) {
-        j["witness"] = m.witness;
-        j["witness_outcome"] = audit::outcome_name(m.witness_outcome);
-      }
-      if (m.oracle_witness >= 0) {
-        j["oracle_witness"] = m.oracle_witness;
-        j["oracle_witness_cause"] = m.oracle_witness_cause;
-      }
-      if (!m.note.empty()) j["note"] = m.note;
-      matrix += j.dump() + "\n";
-    }
-    write_file_atomically(out_dir / "kill-matrix.jsonl", matrix);
-    nlohmann::json pools = nlohmann::json::array();
-    for (const auto& p : r.pools) {
-      nlohmann::json inputs = nlohmann::json::array();
-      for (const auto& in : p.inputs)
-        inputs.push_back({{"recipe", in.recipe}, {"used_by", in.used_by}, {"elements", in.elements},
-                          {"usable", in.usable}, {"legal", in.legal}, {"note", in.note}});
-      nlohmann::json members = nlohmann::json::array();
-      for (const auto& m : p.correct_set)
-        members.push_back({{"id", m.id}, {"kind", m.kind}, {"admitted", m.admitted}, {"note", m.note}});
-      pools.push_back({{"task", p.task}, {"inputs", inputs}, {"correct_set", members}});
-    }
-    write_file_atomically(out_dir / "pools.json", pools.dump(1) + "\n");
+    reports::write_run_dir(out_dir, files);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "kaudit audit: %s\n", e.what());
     return 1;

@@ -86,47 +86,22 @@ MutantSet read_mutant_set(const fs::path& dir, const std::vector<KernelSourceInf
   std::set<std::string> ids;
   for_each_record(dir / "mutants.jsonl", [&](const std::string& where, const json& j) {
     MutantRecord r;
+    try {
+      r = mutant_record_from_json(j);
+    } catch (const std::invalid_argument& e) {
+      throw MutantSetError(where + ": " + e.what());
+    }
     Mutant& m = r.mutant;
     Site& s = m.site;
-    m.id = j.at("id").get<std::string>();
-    m.kernel = j.at("kernel").get<std::string>();
     if (!set.neutral.count(m.kernel))
       throw MutantSetError(where + ": mutant " + m.id + " of kernel " + m.kernel + ", which kernels.jsonl does not list (" + kFix + ")");
     const std::string& source = by_id.at(m.kernel)->source;
-    s.rule = j.at("rule").get<std::string>();
-    const auto family = family_from_name(j.at("family").get<std::string>());
-    if (!family) throw MutantSetError(where + ": unknown family " + j.at("family").dump());
-    s.family = *family;
-    s.file = j.at("file").get<std::string>();
-    s.begin = j.at("begin").get<std::size_t>();
-    s.end = j.at("end").get<std::size_t>();
-    s.schema_begin = j.at("schema_begin").get<std::size_t>();
-    s.schema_end = j.at("schema_end").get<std::size_t>();
-    s.original = j.at("original").get<std::string>();
-    s.replacement = j.at("replacement").get<std::string>();
     if (s.begin > s.end || s.end > source.size() || s.schema_begin > s.begin || s.schema_end < s.end ||
         s.schema_end > source.size() || source.compare(s.begin, s.end - s.begin, s.original) != 0 ||
         mutant_id(source, s.rule, s.begin, s.end, s.replacement) != m.id)
       throw MutantSetError(where + ": mutant " + m.id + " does not match the text of " + m.kernel + " (" + kFix + ")");
     if (!ids.insert(m.id).second) throw MutantSetError(where + ": mutant " + m.id + " listed twice");
-    int line = 0, column = 0;
-    const std::string range = j.at("range").get<std::string>();
-    if (std::sscanf(range.c_str(), "%d:%d-%d:%d", &s.begin_pos.line, &s.begin_pos.column, &line, &column) != 4)
-      throw MutantSetError(where + ": range " + range + " is not L:C-L:C");
-    s.end_pos = {line, column};
     m.source = apply_site(source, s);
-    const std::string status = j.at("status").get<std::string>();
-    bool known = false;
-    for (ImageClass c : {ImageClass::Stillborn, ImageClass::Equivalent, ImageClass::Duplicate, ImageClass::Distinct,
-                         ImageClass::Unknown})
-      if (image_class_name(c) == status) {
-        r.status = c;
-        known = true;
-      }
-    if (!known) throw MutantSetError(where + ": unknown status " + status);
-    if (!j.at("image").is_null()) r.image_sha256 = j.at("image").get<std::string>();
-    r.duplicate_of = j.value("duplicate_of", std::string());
-    r.first_diagnostic = j.value("diagnostic", std::string());
     set.pipeline.mutants.push_back(std::move(r));
   });
   return set;

@@ -1,6 +1,9 @@
 // The mutation pipeline: generate -> compile -> classify (see pipeline.h).
 #include "mutators/pipeline/pipeline.h"
 
+#include <cstdio>
+#include <stdexcept>
+
 #include <algorithm>
 #include <chrono>
 #include <sstream>
@@ -121,6 +124,44 @@ nlohmann::json to_json(const MutantRecord& record) {
   if (record.status == ImageClass::Duplicate) j["duplicate_of"] = record.duplicate_of;
   if (record.status == ImageClass::Stillborn) j["diagnostic"] = record.first_diagnostic;
   return j;
+}
+
+MutantRecord mutant_record_from_json(const nlohmann::json& j) {
+  if (!j.is_object()) throw std::invalid_argument("not a JSON object");
+  MutantRecord r;
+  Mutant& m = r.mutant;
+  Site& s = m.site;
+  m.id = j.at("id").get<std::string>();
+  m.kernel = j.at("kernel").get<std::string>();
+  s.rule = j.at("rule").get<std::string>();
+  const auto family = family_from_name(j.at("family").get<std::string>());
+  if (!family) throw std::invalid_argument("unknown family " + j.at("family").dump());
+  s.family = *family;
+  s.file = j.at("file").get<std::string>();
+  s.begin = j.at("begin").get<std::size_t>();
+  s.end = j.at("end").get<std::size_t>();
+  s.schema_begin = j.at("schema_begin").get<std::size_t>();
+  s.schema_end = j.at("schema_end").get<std::size_t>();
+  s.original = j.at("original").get<std::string>();
+  s.replacement = j.at("replacement").get<std::string>();
+  int line = 0, column = 0;
+  const std::string range = j.at("range").get<std::string>();
+  if (std::sscanf(range.c_str(), "%d:%d-%d:%d", &s.begin_pos.line, &s.begin_pos.column, &line, &column) != 4)
+    throw std::invalid_argument("range " + range + " is not L:C-L:C");
+  s.end_pos = {line, column};
+  const std::string status = j.at("status").get<std::string>();
+  bool known = false;
+  for (ImageClass c : {ImageClass::Stillborn, ImageClass::Equivalent, ImageClass::Duplicate, ImageClass::Distinct,
+                       ImageClass::Unknown})
+    if (image_class_name(c) == status) {
+      r.status = c;
+      known = true;
+    }
+  if (!known) throw std::invalid_argument("unknown status " + status);
+  if (!j.at("image").is_null()) r.image_sha256 = j.at("image").get<std::string>();
+  r.duplicate_of = j.value("duplicate_of", std::string());
+  r.first_diagnostic = j.value("diagnostic", std::string());
+  return r;
 }
 
 std::string mutants_jsonl(const MutationPipeline& pipeline) {

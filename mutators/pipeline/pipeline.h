@@ -83,6 +83,11 @@ MutationPipeline run_mutation_pipeline(const std::vector<KernelSourceInfo>& kern
 // "image" (hash or null), "duplicate_of" (duplicates), "diagnostic" (stillborn), and
 // "schema_begin"/"schema_end" (the range a schema switches: switchable_edit; mutant_set.h reads it).
 nlohmann::json to_json(const MutantRecord& record);
+// The reverse, for one line of mutants.jsonl: the record without its source text (mutant.source
+// is left empty; mutant_set.h rebuilds it from the corpus and checks the edit against it).
+// Throws std::invalid_argument saying which field is wrong, or nlohmann::json::exception for a
+// field of another type.
+MutantRecord mutant_record_from_json(const nlohmann::json& j);
 
 // mutants.jsonl: one to_json(record) line per mutant, in pipeline order.
 std::string mutants_jsonl(const MutationPipeline& pipeline);

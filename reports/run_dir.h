@@ -1,0 +1,85 @@
+// kaudit::reports -- the run directory: what `kaudit audit --out DIR` writes, read back by every
+// report, diff and export, so that a finished audit is enough to report on (copying the folder to
+// another machine included). This file is the one owner of its formats:
+//   summary.json       the per-oracle, per-family scores (audit::to_json), the pipeline counts, the
+//                      run's settings, and "run_format" (kRunFormat);
+//   kill-matrix.jsonl  one KillRecord per audited mutant;
+//   mutants.jsonl      every generated mutant with its site and status (mutators::mutants_jsonl);
+//   pools.json         per task, the pool inputs (recipes, legality) and the correct set;
+//   sources.json       the audited kernels' sources, by the path mutants.jsonl names them by;
+//   report.md          the tables (reports/markdown.h).
+// A run written before "run_format" existed has the same layout and reads as format 1, without
+// sources.json (a report that needs the sources then says so).
+#pragma once
+#include <filesystem>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "audit/audit.h"
+#include "mutators/pipeline/pipeline.h"
+
+namespace kaudit::reports {
+
+constexpr int kRunFormat = 1;
+
+// A missing, truncated or foreign file: the message names the file (and line) and what to do.
+struct RunDirError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// One line of kill-matrix.jsonl: an audited mutant, its witnesses and every oracle's verdict.
+struct KillRecord {
+  std::string id, task, kernel, rule, family;
+  std::string file, range, original, replacement;  // the site (also in mutants.jsonl)
+  bool ran = false, witnessed = false, oracle_witnessed = false;
+  std::map<std::string, bool> killed_by, strict_killed_by;         // oracle -> verdict (oracle, witness mode)
+  std::map<std::string, std::string> cause, strict_cause;          // oracle -> why, when killed
+  std::map<std::string, std::string> trial;                        // oracle -> the trial that killed it
+  std::vector<std::string> outcomes;                               // per pool input (witness comparator)
+  int witness = -1;                                                // pool index, -1: unwitnessed
+  std::string witness_outcome;
+  int oracle_witness = -1;
+  std::string oracle_witness_cause;
+  std::string note;
+};
+KillRecord kill_record(const audit::MutantAudit& m);
+nlohmann::json to_json(const KillRecord& r);
+// Throws nlohmann::json::exception (type errors) or std::invalid_argument (a missing field).
+KillRecord kill_record_from_json(const nlohmann::json& j);
+
+// pools.json: per task, its pool inputs (recipe, legality, which trials use it) and correct set.
+nlohmann::json pools_json(const std::vector<audit::TaskPool>& pools);
+
+struct RunFiles {
+  nlohmann::json summary, pools;
+  std::string mutants_jsonl;
+  std::vector<KillRecord> kill_matrix;
+  std::map<std::string, std::string> sources;
+  std::string report_md;
+};
+// Writes every file of the run directory, each atomically; adds "run_format" to the summary.
+void write_run_dir(const std::filesystem::path& dir, RunFiles files);
+
+struct RunDir {
+  std::filesystem::path dir;
+  nlohmann::json summary, pools;
+  std::vector<mutators::MutantRecord> mutants;  // mutants.jsonl (mutators/pipeline/pipeline.h), without sources
+  std::vector<KillRecord> kill_matrix;
+  std::map<std::string, std::string> sources;  // empty for a run written before sources.json
+  std::vector<std::string> oracles() const;    // the scored oracles, in the audit's order
+  // The summary entry of `oracle`; throws RunDirError naming the oracles there are.
+  const nlohmann::json& oracle_summary(const std::string& oracle) const;
+};
+// Throws RunDirError for a missing or malformed file, or one of another run format.
+RunDir read_run_dir(const std::filesystem::path& dir);
+// The parts, for readers that need no more (kaudit diff): summary.json, its outline checked
+// (the oracles, each named, with a well-formed false_kill_list) and its run format; and
+// kill-matrix.jsonl. Throw RunDirError like read_run_dir.
+nlohmann::json read_summary(const std::filesystem::path& dir);
+std::vector<KillRecord> read_kill_matrix(const std::filesystem::path& dir);
+
+}  // namespace kaudit::reports

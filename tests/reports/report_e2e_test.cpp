@@ -1,0 +1,158 @@
+// `kaudit report` end to end on a slice of the built-in corpus: it reads the run directory alone.
+//  - md and json give report.md and summary.json as the audit wrote them;
+//  - mte gives, per oracle, one status per mutant that agrees with the kill matrix (Killed or
+//    Timeout for a witnessed mutant the oracle rejects, with the trial that did it; Survived for
+//    one it accepts; Ignored for the rest), and validates against the published schema;
+//  - a damaged run directory is an error naming the file.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "common/files.h"
+#include "common/process.h"
+
+namespace {
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+// The slice's run directory, audited once per test binary (cached in the test cache after that).
+const fs::path& run_dir() {
+  static const fs::path dir = [] {
+    const fs::path d = fs::path(KAUDIT_TEST_CACHE) / "report_e2e_run";
+    kaudit::remove_tree(d);
+    const auto r = kaudit::run_process(
+        {KAUDIT_EXE, "audit", "--kernel", "relu/relu_gridstride", "--kernel", "softmax/softmax_block_smem", "--rule",
+         "hack-return-input", "--rule", "bound-loop-lt-to-le", "--rule", "prec-drop-max-subtraction", "--rule",
+         "sync-remove-syncthreads", "--rule", "arith-add-to-sub", "--cache", KAUDIT_TEST_CACHE, "--out", d.string()},
+        1200);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return d;
+  }();
+  return dir;
+}
+
+json read_json(const fs::path& p) { return json::parse(*kaudit::read_file(p)); }
+
+TEST(ReportCommand, MarkdownAndJsonAreTheAuditsOwnFiles) {
+  const auto md = kaudit::run_process({KAUDIT_EXE, "report", run_dir().string()}, 60);
+  ASSERT_EQ(md.exit_code, 0) << md.err;
+  EXPECT_EQ(md.out, *kaudit::read_file(run_dir() / "report.md"));
+  const auto js = kaudit::run_process({KAUDIT_EXE, "report", run_dir().string(), "--format", "json"}, 60);
+  ASSERT_EQ(js.exit_code, 0) << js.err;
+  EXPECT_EQ(json::parse(js.out), read_json(run_dir() / "summary.json"));
+}
+
+TEST(ReportCommand, MutationTestingElementsAgreesWithTheKillMatrix) {
+  const fs::path out = run_dir() / "mte-test";
+  const auto r = kaudit::run_process({KAUDIT_EXE, "report", run_dir().string(), "--format", "mte", "--out", out.string()}, 60);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::map<std::string, json> matrix;
+  {
+    std::ifstream in(run_dir() / "kill-matrix.jsonl");
+    for (std::string line; std::getline(in, line);) {
+      const json j = json::parse(line);
+      matrix[j["id"]] = j;
+    }
+  }
+  const json summary = read_json(run_dir() / "summary.json");
+  ASSERT_FALSE(summary["oracles"].empty());
+  for (const auto& o : summary["oracles"]) {
+    const std::string oracle = o["oracle"];
+    const json report = read_json(out / (oracle + ".json"));
+    EXPECT_EQ(report["schemaVersion"], "2");
+    std::set<std::string> tests;
+    for (const auto& t : report["testFiles"][oracle]["tests"]) tests.insert(t["id"].get<std::string>());
+    EXPECT_FALSE(tests.empty());
+    std::size_t killed = 0, survived = 0, witnessed_in_summary = 0, killed_in_summary = 0;
+    for (const auto& [family, tally] : o["per_family"].items()) {
+      witnessed_in_summary += tally["witnessed"].get<std::size_t>();
+      killed_in_summary += tally["killed"].get<std::size_t>();
+    }
+    for (const auto& [file, f] : report["files"].items()) {
+      EXPECT_FALSE(f["source"].get<std::string>().empty()) << file;
+      for (const auto& m : f["mutants"]) {
+        const std::string status = m["status"];
+        const auto it = matrix.find(m["id"]);
+        if (status == "Killed" || status == "Timeout" || status == "Survived") {
+          ASSERT_NE(it, matrix.end()) << m;
+          const json& k = it->second;
+          EXPECT_TRUE(k["witnessed"].get<bool>()) << m;
+          EXPECT_EQ(k["killed_by"][oracle].get<bool>(), status != "Survived") << m;
+          EXPECT_EQ(status == "Timeout", k["cause"].value(oracle, "") == "timeout") << m;
+        }
+        if (status == "Killed" || status == "Timeout") {
+          ++killed;
+          ASSERT_EQ(m["killedBy"].size(), 1u) << m;  // a cold audit keeps the trial of every kill
+          EXPECT_TRUE(tests.count(m["killedBy"][0].get<std::string>())) << m;
+        } else if (status == "Survived") {
+          ++survived;
+          EXPECT_NE(m["statusReason"].get<std::string>().find("witness: pool input"), std::string::npos) << m;
+        } else {
+          EXPECT_EQ(status, "Ignored") << m;  // every mutant of the slice compiles
+          if (it != matrix.end()) {
+            EXPECT_FALSE(it->second["witnessed"].get<bool>() && it->second["ran"].get<bool>()) << m;
+          }
+        }
+      }
+    }
+    // The viewer's score is the oracle's detection over every witnessed mutant.
+    EXPECT_EQ(killed, killed_in_summary) << oracle;
+    EXPECT_EQ(killed + survived, witnessed_in_summary) << oracle;
+  }
+}
+
+TEST(ReportCommand, MutationTestingElementsValidatesAgainstThePublishedSchema) {
+  const fs::path schema = KAUDIT_MTE_SCHEMA;
+  if (!fs::exists(schema)) GTEST_SKIP() << schema << " is missing: run tools/setup.sh (it fetches the schema from npm)";
+  const auto probe = kaudit::run_process({"/usr/bin/python3", "-c", "import jsonschema"}, 60);
+  if (probe.exit_code != 0) GTEST_SKIP() << "no python3-jsonschema: run tools/setup.sh";
+  const fs::path out = run_dir() / "mte-schema";
+  auto r = kaudit::run_process({KAUDIT_EXE, "report", run_dir().string(), "--format", "mte", "--out", out.string()}, 60);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const char* validate =
+      "import json, sys, jsonschema\n"
+      "schema = json.load(open(sys.argv[1]))\n"
+      "for path in sys.argv[2:]:\n"
+      "    jsonschema.Draft7Validator(schema).validate(json.load(open(path)))\n"
+      "print(len(sys.argv) - 2, 'valid')\n";
+  std::vector<std::string> args = {"/usr/bin/python3", "-c", validate, schema.string()};
+  for (const auto& e : fs::directory_iterator(out)) args.push_back(e.path().string());
+  ASSERT_GT(args.size(), 4u);
+  r = kaudit::run_process(args, 120);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  // The check can fail: a report without its required "files" does not validate.
+  json broken = read_json(args.back());
+  broken.erase("files");
+  kaudit::write_file_atomically(out / "broken.json", broken.dump());
+  r = kaudit::run_process({"/usr/bin/python3", "-c", validate, schema.string(), (out / "broken.json").string()}, 120);
+  EXPECT_NE(r.exit_code, 0);
+}
+
+TEST(ReportCommand, ADamagedRunDirectoryIsAnErrorNamingTheFile) {
+  const fs::path copy = fs::path(KAUDIT_TEST_CACHE) / "report_e2e_damaged";
+  kaudit::remove_tree(copy);
+  fs::create_directories(copy);
+  for (const char* f : {"summary.json", "pools.json", "mutants.jsonl", "kill-matrix.jsonl", "report.md"})
+    fs::copy_file(run_dir() / f, copy / f);
+  // sources.json left out: md still renders, mte says what is missing and how to get it.
+  auto r = kaudit::run_process({KAUDIT_EXE, "report", copy.string()}, 60);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  r = kaudit::run_process({KAUDIT_EXE, "report", copy.string(), "--format", "mte"}, 60);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("sources.json: missing"), std::string::npos) << r.err;
+  r = kaudit::run_process({KAUDIT_EXE, "report", copy.string(), "--format", "mte", "--oracle", "nobody"}, 60);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("no oracle 'nobody'"), std::string::npos) << r.err;
+  const std::string matrix = *kaudit::read_file(copy / "kill-matrix.jsonl");
+  kaudit::write_file_atomically(copy / "kill-matrix.jsonl", matrix.substr(0, matrix.size() / 2));
+  r = kaudit::run_process({KAUDIT_EXE, "report", copy.string()}, 60);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("kill-matrix.jsonl"), std::string::npos) << r.err;
+  kaudit::remove_tree(copy);
+}
+
+}  // namespace

@@ -1,0 +1,93 @@
+// kaudit report DIR [--format md|json|mte] [--oracle NAME]... [--out PATH]: a finished audit's
+// reports, read from its run directory alone (no kernel runs, no corpus, no cache).
+#include <cstdio>
+#include <iostream>
+
+#include "reports/markdown.h"
+#include "reports/mte.h"
+#include "reports/run_dir.h"
+#include "tools/cli.h"
+#include "tools/cli_common.h"
+
+namespace kaudit::cli {
+namespace {
+
+const char* kHelp =
+    "usage: kaudit report DIR [--format md|json|mte] [--oracle NAME]... [--out PATH]\n\n"
+    "Renders the reports of a finished `kaudit audit --out DIR` from the files there alone: nothing\n"
+    "is run again, and a run directory copied from another machine is enough.\n"
+    "  --format md      the per-family tables (report.md; the default), to stdout or --out FILE\n"
+    "  --format json    summary.json, to stdout or --out FILE\n"
+    "  --format mte     mutation-testing-elements JSON (schema 2, Stryker's viewer), one report per\n"
+    "                   oracle (the schema has one status per mutant): --out FOLDER (default\n"
+    "                   DIR/mte), one ORACLE.json each; --oracle picks some (default: every one)\n"
+    "Exit status: 0; 2 on a usage error or a run directory kaudit cannot read (the message names\n"
+    "the file and the fix).\n";
+
+void emit(const std::string& text, const std::filesystem::path& out) {
+  if (out.empty()) {
+    std::cout << text;
+    return;
+  }
+  write_file_atomically(out, text);
+  std::fprintf(stderr, "wrote %s\n", out.c_str());
+}
+
+}  // namespace
+
+int report_command(const std::vector<std::string>& args) {
+  std::filesystem::path dir, out;
+  std::string format = "md";
+  std::vector<std::string> oracles;
+  try {
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      const std::string& a = args[i];
+      auto value = [&](const char* flag) -> std::string {
+        if (i + 1 >= args.size()) throw std::invalid_argument(std::string(flag) + " needs a value");
+        return args[++i];
+      };
+      if (a == "--help" || a == "-h") {
+        std::fputs(kHelp, stdout);
+        return 0;
+      } else if (a == "--format") {
+        format = value("--format");
+        if (format != "md" && format != "json" && format != "mte")
+          throw std::invalid_argument("--format takes md, json or mte, not '" + format + "'");
+      } else if (a == "--oracle") {
+        oracles.push_back(value("--oracle"));
+      } else if (a == "--out") {
+        out = value("--out");
+      } else if (!a.empty() && a[0] == '-') {
+        throw std::invalid_argument("unknown argument " + a);
+      } else if (dir.empty()) {
+        dir = a;
+      } else {
+        throw std::invalid_argument("one run directory, not two ('" + a + "')");
+      }
+    }
+    if (dir.empty()) throw std::invalid_argument("the run directory is missing");
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "kaudit report: %s\n%s", e.what(), kHelp);
+    return 2;
+  }
+  try {
+    const reports::RunDir run = reports::read_run_dir(dir);
+    if (format == "md") {
+      emit(reports::markdown_report(run.summary, run.pools), out);
+    } else if (format == "json") {
+      emit(run.summary.dump(2) + "\n", out);
+    } else {
+      if (oracles.empty()) oracles = run.oracles();
+      for (const auto& o : oracles) run.oracle_summary(o);  // every name checked before anything is written
+      const std::filesystem::path folder = out.empty() ? dir / "mte" : out;
+      std::filesystem::create_directories(folder);
+      for (const auto& o : oracles) emit(reports::mutation_testing_report(run, o).dump(1) + "\n", folder / (o + ".json"));
+    }
+  } catch (const std::exception& e) {  // RunDirError, a summary lacking a field, an unwritable --out
+    std::fprintf(stderr, "kaudit report: %s\n", e.what());
+    return 2;
+  }
+  return 0;
+}
+
+}  // namespace kaudit::cli
