@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "reports/html.h"
 #include "reports/markdown.h"
 #include "reports/mte.h"
 #include "reports/run_dir.h"
@@ -13,7 +14,7 @@ namespace kaudit::cli {
 namespace {
 
 const char* kHelp =
-    "usage: kaudit report DIR [--format md|json|mte] [--oracle NAME]... [--out PATH]\n\n"
+    "usage: kaudit report DIR [--format md|json|mte|html] [--oracle NAME]... [--out PATH]\n\n"
     "Renders the reports of a finished `kaudit audit --out DIR` from the files there alone: nothing\n"
     "is run again, and a run directory copied from another machine is enough.\n"
     "  --format md      the per-family tables (report.md; the default), to stdout or --out FILE\n"
@@ -21,6 +22,9 @@ const char* kHelp =
     "  --format mte     mutation-testing-elements JSON (schema 2, Stryker's viewer), one report per\n"
     "                   oracle (the schema has one status per mutant): --out FOLDER (default\n"
     "                   DIR/mte), one ORACLE.json each; --oracle picks some (default: every one)\n"
+    "  --format html    one self-contained page (no network needed): the table with links to the\n"
+    "                   mutants behind each number, SVG plots, every witnessed mutant with its diff,\n"
+    "                   witness and verdicts; --out FILE (default DIR/report.html)\n"
     "Exit status: 0; 2 on a usage error or a run directory kaudit cannot read (the message names\n"
     "the file and the fix).\n";
 
@@ -51,8 +55,8 @@ int report_command(const std::vector<std::string>& args) {
         return 0;
       } else if (a == "--format") {
         format = value("--format");
-        if (format != "md" && format != "json" && format != "mte")
-          throw std::invalid_argument("--format takes md, json or mte, not '" + format + "'");
+        if (format != "md" && format != "json" && format != "mte" && format != "html")
+          throw std::invalid_argument("--format takes md, json, mte or html, not '" + format + "'");
       } else if (a == "--oracle") {
         oracles.push_back(value("--oracle"));
       } else if (a == "--out") {
@@ -76,6 +80,8 @@ int report_command(const std::vector<std::string>& args) {
       emit(reports::markdown_report(run.summary, run.pools), out);
     } else if (format == "json") {
       emit(run.summary.dump(2) + "\n", out);
+    } else if (format == "html") {
+      emit(reports::html_report(run), out.empty() ? dir / "report.html" : out);
     } else {
       if (oracles.empty()) oracles = run.oracles();
       for (const auto& o : oracles) run.oracle_summary(o);  // every name checked before anything is written

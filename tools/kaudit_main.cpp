@@ -23,7 +23,7 @@ void usage() {
       "commands:\n"
       "  audit [--oracle SPEC]... [--json]  score oracles on the corpus mutants (the main job)\n"
       "  cover [--budget K] [--out suite.json]  minimal hidden-input suites, held-out detection\n"
-      "  report DIR [--format md|json|mte]  a finished audit's reports, read from its run directory\n"
+      "  report DIR [--format md|json|mte|html]  a finished audit's reports, read from its run directory\n"
       "  diff BASE HEAD [--fail-on-regression]  detection and false-kill deltas between two checkers\n"
       "  sweep --oracle SPEC --tolerances LIST  a checker's detection and false kills per tolerance\n"
       "  export SUITE --format kernelbench-hidden|json --out DIR  a suite's inputs for other harnesses\n"

@@ -14,6 +14,7 @@ PACKAGES=(
   libseccomp-dev                                             # the sandbox's system-call filter
   libclang-rt-19-dev                                         # libFuzzer for the loaders' harnesses (tools/fuzz.sh)
   python3-jsonschema curl                                    # the reports' schema check (tests/reports)
+  chromium                                                   # the HTML report, rendered headless (tests/reports)
 )
 
 missing=()

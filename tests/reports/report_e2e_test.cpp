@@ -11,6 +11,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 
 #include "common/files.h"
 #include "common/process.h"
@@ -153,6 +154,63 @@ TEST(ReportCommand, ADamagedRunDirectoryIsAnErrorNamingTheFile) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("kill-matrix.jsonl"), std::string::npos) << r.err;
   kaudit::remove_tree(copy);
+}
+
+}  // namespace
+
+namespace {
+
+// Chromium, headless, on a local page (no network: background networking, sync and component
+// updates off). Returns the process result; `extra` picks what it does (--dump-dom, --screenshot).
+kaudit::ProcessResult chromium(const std::string& url, const std::vector<std::string>& extra) {
+  std::vector<std::string> args = {"/usr/bin/chromium", "--headless=new", "--no-sandbox", "--disable-gpu",
+                                   "--disable-background-networking", "--disable-sync", "--disable-component-update",
+                                   "--no-first-run", "--enable-logging=stderr", "--v=0"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  args.push_back(url);
+  return kaudit::run_process(args, 120);
+}
+
+// Chromium's log lines for messages of the page's console (errors included).
+std::vector<std::string> console_lines(const std::string& log) {
+  std::vector<std::string> out;
+  std::istringstream in(log);
+  for (std::string line; std::getline(in, line);)
+    if (line.find(":CONSOLE") != std::string::npos) out.push_back(line);
+  return out;
+}
+
+TEST(ReportCommand, TheHtmlPageRendersInHeadlessChromiumWithItsPlots) {
+  if (!fs::exists("/usr/bin/chromium")) GTEST_SKIP() << "no /usr/bin/chromium: run tools/setup.sh (Debian chromium)";
+  const fs::path page = run_dir() / "report.html";
+  fs::remove(page);
+  auto r = kaudit::run_process({KAUDIT_EXE, "report", run_dir().string(), "--format", "html"}, 60);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string html = *kaudit::read_file(page);
+  EXPECT_EQ(html.find("http://"), html.find("http://www.w3.org/2000/svg"));  // nothing to fetch: the only URL is SVG's namespace
+  EXPECT_EQ(html.find("https://"), std::string::npos);
+
+  const std::string url = "file://" + fs::absolute(page).string();
+  r = chromium(url, {"--dump-dom"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(console_lines(r.err).empty()) << r.err;
+  std::size_t svgs = 0;
+  for (std::size_t p = r.out.find("<svg"); p != std::string::npos; p = r.out.find("<svg", p + 1)) ++svgs;
+  EXPECT_EQ(svgs, 3u);  // per-family bars, kills by cause, witnesses by input
+  EXPECT_NE(r.out.find("<rect"), std::string::npos);
+  EXPECT_NE(r.out.find("id=\"missed-kernelbench-v0_1-boundary\""), std::string::npos);  // the table's links land
+  const fs::path shot = run_dir() / "report.png";
+  fs::remove(shot);
+  r = chromium(url, {"--screenshot=" + shot.string(), "--window-size=1280,1400", "--hide-scrollbars"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_TRUE(fs::exists(shot)) << r.err;
+  EXPECT_GT(fs::file_size(shot), 20000u);  // a blank page of that size compresses to a few KB
+
+  // The console check can fail: a page whose script throws is caught by it.
+  const fs::path bad = run_dir() / "bad.html";
+  kaudit::write_file_atomically(bad, "<html><body><script>missingFunction();</script></body></html>");
+  r = chromium("file://" + fs::absolute(bad).string(), {"--dump-dom"});
+  EXPECT_FALSE(console_lines(r.err).empty()) << r.err;
 }
 
 }  // namespace
