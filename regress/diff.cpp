@@ -133,6 +133,36 @@ DiffReport diff_sides(const RunSide& base, const RunSide& head) {
   return d;
 }
 
+DetectionFloor parse_detection_floor(const std::string& text) {
+  const auto eq = text.find('=');
+  const std::string help = "--min-detection takes FAMILY=P (a family or 'all', P a percent from 0 to 100), not '" + text + "'";
+  if (eq == std::string::npos) throw std::invalid_argument(help);
+  DetectionFloor f{text.substr(0, eq), 0};
+  if (f.family != "all" && !mutators::family_from_name(f.family)) throw std::invalid_argument(help + ": unknown family");
+  const std::string number = text.substr(eq + 1);
+  std::size_t used = 0;
+  try {
+    f.percent = std::stod(number, &used);
+  } catch (const std::exception&) {
+    throw std::invalid_argument(help);
+  }
+  if (used != number.size() || !(f.percent >= 0 && f.percent <= 100)) throw std::invalid_argument(help);
+  return f;
+}
+
+std::vector<std::string> floors_not_met(const DiffReport& d, const std::vector<DetectionFloor>& floors) {
+  std::vector<std::string> out;
+  for (const auto& f : floors) {
+    const audit::Tally& t = f.family == "all" ? d.head_faults : d.head_family.at(*mutators::family_from_name(f.family));
+    if (t.witnessed == 0 || 100.0 * t.detection() >= f.percent) continue;
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "%s: %.1f%% detected by %s, below the floor of %g%%",
+                  f.family == "all" ? "all faults" : f.family.c_str(), 100.0 * t.detection(), d.head.c_str(), f.percent);
+    out.push_back(buf);
+  }
+  return out;
+}
+
 json to_json(const DiffReport& d) {
   json fam = json::object();
   for (auto f : mutators::kAllFamilies) {

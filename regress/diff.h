@@ -55,6 +55,18 @@ struct DiffReport {
 // Throws std::invalid_argument when the sides were audited on different mutants or witnesses.
 DiffReport diff_sides(const RunSide& base, const RunSide& head);
 
+// A floor on HEAD's detection: `kaudit diff --min-detection FAMILY=P` (a family name, or "all"
+// for the six fault families together; P in percent of witnessed mutants).
+struct DetectionFloor {
+  std::string family;
+  double percent = 0;
+};
+// Parses "FAMILY=P"; throws std::invalid_argument naming the text and what is accepted.
+DetectionFloor parse_detection_floor(const std::string& text);
+// One line per floor HEAD is below ("boundary: 61.2% detected, below the floor of 70%"); a family
+// HEAD has no witnessed mutant of is not below any floor.
+std::vector<std::string> floors_not_met(const DiffReport& d, const std::vector<DetectionFloor>& floors);
+
 nlohmann::json to_json(const DiffReport& d);
 std::string to_markdown(const DiffReport& d);
 

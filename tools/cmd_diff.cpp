@@ -14,13 +14,16 @@ namespace kaudit::cli {
 namespace {
 
 const char* kHelp =
-    "usage: kaudit diff BASE HEAD [--fail-on-regression] [--json] [audit options]\n\n"
+    "usage: kaudit diff BASE HEAD [--fail-on-regression] [--min-detection FAMILY=P]... [--json] [audit options]\n\n"
     "Compares two checkers on the same mutants: per family the detection of each and the delta, the\n"
     "mutants HEAD newly misses or newly kills, and the correct-set members HEAD newly rejects.\n"
     "BASE and HEAD are each an oracle spec (a built-in name such as kernelbench-v0.1, or a spec file)\n"
     "or a `kaudit audit --out` folder (DIR, or DIR:ORACLE when the audit scored several oracles).\n"
     "Specs are audited here on the built-in pool (cached results are reused).\n\n"
     "  --fail-on-regression  exit 1 when HEAD detects less in some family or rejects more correct kernels\n"
+    "  --min-detection FAMILY=P  exit 1 when HEAD detects less than P% of the witnessed mutants of FAMILY\n"
+    "                   (a family name, or all: the six fault families together); repeatable\n"
+    "  A checker's CI can gate a pull request on both, with no kernel run: docs/CI-GATE.md.\n"
     "  --json                print the diff as JSON\n";
 
 struct SideArg {
@@ -54,6 +57,7 @@ SideArg parse_side(const std::string& text) {
 int diff_command(const std::vector<std::string>& args) {
   bool json_out = false, fail_on_regression = false;
   std::vector<std::string> sides;
+  std::vector<regress::DetectionFloor> floors;
   AuditArgs shared;
   try {
     for (std::size_t i = 0; i < args.size(); ++i) {
@@ -61,6 +65,10 @@ int diff_command(const std::vector<std::string>& args) {
       if (a == "--help" || a == "-h") { std::fputs(kHelp, stdout); std::fputs(kAuditFlagsHelp, stdout); return 0; }
       else if (a == "--json") json_out = true;
       else if (a == "--fail-on-regression") fail_on_regression = true;
+      else if (a == "--min-detection") {
+        if (i + 1 >= args.size()) throw std::invalid_argument("--min-detection needs FAMILY=P");
+        floors.push_back(regress::parse_detection_floor(args[++i]));
+      }
       else if (parse_audit_flag(args, i, shared)) continue;
       else if (!a.empty() && a[0] == '-') throw std::invalid_argument("unknown argument " + a);
       else sides.push_back(a);
@@ -107,9 +115,16 @@ int diff_command(const std::vector<std::string>& args) {
     std::fprintf(stderr, "kaudit diff: %s\n", e.what());
     return 2;
   }
-  if (json_out) std::cout << regress::to_json(d).dump(2) << "\n";
-  else std::cout << regress::to_markdown(d);
-  return fail_on_regression && d.regression ? 1 : 0;
+  const std::vector<std::string> below = regress::floors_not_met(d, floors);
+  if (json_out) {
+    nlohmann::json j = regress::to_json(d);
+    j["floors_not_met"] = below;
+    std::cout << j.dump(2) << "\n";
+  } else {
+    std::cout << regress::to_markdown(d);
+    for (const auto& line : below) std::cout << "Below a floor: " << line << "\n";
+  }
+  return (fail_on_regression && d.regression) || !below.empty() ? 1 : 0;
 }
 
 }  // namespace kaudit::cli

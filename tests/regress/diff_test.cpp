@@ -52,6 +52,25 @@ TEST(Diff, DeltasNewlyMissedAndKilled) {
   EXPECT_EQ(j["regression"], true);
 }
 
+// --min-detection FAMILY=P: a floor on head's detection per family or over all faults.
+TEST(Diff, DetectionFloorsNameEveryFamilyBelowThem) {
+  const auto base = side("base", {{"a", Family::Arithmetic, true, true}, {"b", Family::Arithmetic, true, true},
+                                  {"c", Family::Boundary, true, true}, {"d", Family::Boundary, false, false}});
+  const auto head = side("head", {{"a", Family::Arithmetic, true, true}, {"b", Family::Arithmetic, true, false},
+                                  {"c", Family::Boundary, true, true}, {"d", Family::Boundary, false, false}});
+  const auto d = regress::diff_sides(base, head);
+  using regress::parse_detection_floor;
+  EXPECT_TRUE(regress::floors_not_met(d, {parse_detection_floor("arithmetic=50"), parse_detection_floor("boundary=100"),
+                                          parse_detection_floor("precision=90")})  // nothing witnessed: no floor
+                  .empty());
+  const auto below = regress::floors_not_met(d, {parse_detection_floor("arithmetic=50.1"), parse_detection_floor("all=70")});
+  ASSERT_EQ(below.size(), 2u);
+  EXPECT_NE(below[0].find("arithmetic: 50.0% detected by head, below the floor of 50.1%"), std::string::npos) << below[0];
+  EXPECT_NE(below[1].find("all faults: 66.7%"), std::string::npos) << below[1];
+  for (const char* bad : {"arithmetic", "arith=50", "boundary=101", "boundary=-1", "boundary=5x", "=5", "all="})
+    EXPECT_THROW(parse_detection_floor(bad), std::invalid_argument) << bad;
+}
+
 TEST(Diff, FalseKillsRisingIsARegression) {
   const auto base = side("base", {{"a", Family::Indexing, true, true}});
   const auto same = side("head", {{"a", Family::Indexing, true, true}});

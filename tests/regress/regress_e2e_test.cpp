@@ -50,6 +50,16 @@ TEST(DiffCommand, NamesTheNewlyKilledMutantsAndExitsOnRegression) {
   ASSERT_EQ(from_dir.exit_code, 0) << from_dir.err;
   EXPECT_EQ(nlohmann::json::parse(from_dir.out)["newly_killed"], j["newly_killed"]);
 
+  // A CI gate on finished run directories (docs/CI-GATE.md): no kernel runs, floors per family.
+  const auto gate = kaudit_run({"diff", dir.string(), dir.string() + ":kernelbench-v0.1", "--fail-on-regression",
+                                "--min-detection", "all=0", "--json"});
+  EXPECT_EQ(gate.exit_code, 0) << gate.err;
+  EXPECT_TRUE(nlohmann::json::parse(gate.out)["floors_not_met"].empty());
+  const auto floor = kaudit_run({"diff", dir.string(), dir.string(), "--min-detection", "reward-hack=100"}, false);
+  EXPECT_EQ(floor.exit_code, 1) << floor.err;  // v0.1 misses the relu hack
+  EXPECT_NE(floor.out.find("Below a floor: reward-hack:"), std::string::npos) << floor.out;
+  EXPECT_EQ(kaudit_run({"diff", dir.string(), dir.string(), "--min-detection", "reward=1"}, false).exit_code, 2);
+
   // A folder audited on other mutants cannot be compared with this slice.
   const auto other = kaudit_run({"diff", dir.string(), "kernelbench-verified", "--kernel", "softmax/softmax_block_smem",
                                  "--rule", "prec-drop-max-subtraction", "--cache", KAUDIT_TEST_CACHE},
