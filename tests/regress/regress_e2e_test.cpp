@@ -3,6 +3,8 @@
 // fails kernelbench-verified (its x(-1) trial).
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -66,6 +68,33 @@ TEST(DiffCommand, NamesTheNewlyKilledMutantsAndExitsOnRegression) {
                                 false);
   EXPECT_EQ(other.exit_code, 2);
   EXPECT_NE(other.err.find("different mutants or witnesses"), std::string::npos) << other.err;
+}
+
+// docs/CI-GATE.md's flow: the base branch's spec renamed, both scored in one audit (one pool, the
+// same witnesses), the run directory's two sides compared with floors.
+TEST(DiffCommand, TwoSpecsOfOneNameGateInOneAudit) {
+  const auto dir = std::filesystem::path(KAUDIT_TEST_CACHE) / "diff_e2e_gate";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::ifstream in(std::string(KAUDIT_SUITES_DIR) + "/kernelbench-verified.json");
+  nlohmann::json base = nlohmann::json::parse(in);
+  base["name"] = "kernelbench-verified-base";
+  std::ofstream(dir / "base.json") << base.dump();
+  const auto run = dir / "run";
+  ASSERT_EQ(kaudit_run({"audit", "--oracle", (dir / "base.json").string(), "--oracle", "kernelbench-v0.1", "--out",
+                        run.string()})
+                .exit_code,
+            0);
+  // The pull request's spec (v0.1's) misses the relu hack the base (Verified) killed.
+  const auto gate = kaudit_run({"diff", run.string() + ":kernelbench-verified-base", run.string() + ":kernelbench-v0.1",
+                                "--fail-on-regression", "--json"},
+                               false);
+  EXPECT_EQ(gate.exit_code, 1) << gate.err;
+  EXPECT_TRUE(lists_relu_hack(nlohmann::json::parse(gate.out)["newly_missed"])) << gate.out;
+  const auto same = kaudit_run({"diff", run.string() + ":kernelbench-verified-base", run.string() + ":kernelbench-verified-base",
+                                "--fail-on-regression", "--min-detection", "all=0"},
+                               false);
+  EXPECT_EQ(same.exit_code, 0) << same.out << same.err;
 }
 
 TEST(SweepCommand, LooserTolerancesNeverDetectOrRejectMore) {
