@@ -50,6 +50,12 @@ const char* outcome_name(Outcome o) {
   return "?";
 }
 
+std::optional<Outcome> outcome_from_name(std::string_view name) {
+  for (int o = 0; o <= static_cast<int>(Outcome::ThreadBudget); ++o)
+    if (name == outcome_name(static_cast<Outcome>(o))) return static_cast<Outcome>(o);
+  return std::nullopt;
+}
+
 namespace {
 
 // Bump when the meaning of cached audit results changes.

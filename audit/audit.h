@@ -65,6 +65,8 @@ enum class Outcome : std::uint8_t {
 // "pass", "wrong-output", "crash", "timeout", "barrier-divergence", "launch-error",
 // "out-of-bounds", "exception", "not-run", "thread-budget".
 const char* outcome_name(Outcome o);
+// The reverse; nullopt for a name that is none of those.
+std::optional<Outcome> outcome_from_name(std::string_view name);
 
 struct AuditOptions {
   std::filesystem::path cache_dir;

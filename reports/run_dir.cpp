@@ -205,6 +205,87 @@ RunDir read_run_dir(const fs::path& dir) {
   return run;
 }
 
+audit::AuditResult audit_result(const RunDir& run) {
+  audit::AuditResult r;
+  r.backend = run.summary.value("backend", "cpu");
+  const fs::path pools_path = run.dir / "pools.json";
+  try {
+    for (const auto& p : run.pools) {
+      audit::TaskPool pool;
+      pool.task = p.at("task").get<std::string>();
+      for (const auto& in : p.at("inputs")) {
+        audit::PoolInput input;
+        input.recipe = in.at("recipe").get<oracle::Recipe>();
+        input.used_by = in.at("used_by").get<std::vector<std::string>>();
+        input.elements = in.at("elements").get<std::int64_t>();
+        input.usable = in.at("usable").get<bool>();
+        input.legal = in.at("legal").get<bool>();
+        input.note = in.at("note").get<std::string>();
+        pool.inputs.push_back(std::move(input));
+      }
+      for (const auto& m : p.at("correct_set"))
+        pool.correct_set.push_back({m.at("id").get<std::string>(), m.at("kind").get<std::string>(),
+                                    m.at("admitted").get<bool>(), m.at("note").get<std::string>()});
+      r.pools.push_back(std::move(pool));
+    }
+  } catch (const std::exception& e) {
+    throw file_error(pools_path, 0, std::string("not a list of task pools: ") + e.what());
+  }
+  for (const auto& k : run.kill_matrix) {
+    audit::MutantAudit m;
+    m.scored.id = k.id;
+    m.scored.task = k.task;
+    m.scored.kernel = k.kernel;
+    m.scored.rule = k.rule;
+    m.scored.family = *mutators::family_from_name(k.family);  // checked when read
+    m.scored.witnessed = k.witnessed;
+    m.scored.oracle_witnessed = k.oracle_witnessed;
+    m.scored.killed_by = k.killed_by;
+    m.scored.cause = k.cause;
+    m.scored.trial = k.trial;
+    m.scored.strict_killed_by = k.strict_killed_by;
+    m.scored.strict_cause = k.strict_cause;
+    m.file = k.file;
+    m.range = k.range;
+    m.original = k.original;
+    m.replacement = k.replacement;
+    m.ran = k.ran;
+    m.note = k.note;
+    m.witness = k.witness;
+    m.oracle_witness = k.oracle_witness;
+    m.oracle_witness_cause = k.oracle_witness_cause;
+    const auto outcome = [&](const std::string& name) {
+      const auto o = audit::outcome_from_name(name);
+      if (!o) throw RunDirError((run.dir / "kill-matrix.jsonl").string() + ": mutant " + k.id + ": unknown outcome '" + name + "'" + kNotARun);
+      return *o;
+    };
+    if (k.witness >= 0) m.witness_outcome = outcome(k.witness_outcome);
+    for (const auto& o : k.outcomes) m.row.push_back(outcome(o));
+    r.mutants.push_back(std::move(m));
+  }
+  for (const auto& name : run.oracles()) {
+    audit::OracleScore s;
+    s.oracle = name;
+    r.scores.push_back(std::move(s));
+  }
+  return r;
+}
+
+oracle::Comparator witness_comparator(const RunDir& run) {
+  const fs::path path = run.dir / "summary.json";
+  if (!run.summary.contains("witness_tolerance")) throw file_error(path, 0, "no \"witness_tolerance\"");
+  const json& w = run.summary["witness_tolerance"];
+  oracle::Comparator c;
+  const std::string kind = w.value("kind", "");
+  if (kind == "allclose") c.kind = oracle::ComparatorKind::Allclose;
+  else if (kind == "absolute") c.kind = oracle::ComparatorKind::Absolute;
+  else if (kind == "magnitude-scaled") c.kind = oracle::ComparatorKind::MagnitudeScaled;
+  else throw file_error(path, 0, "witness_tolerance.kind '" + kind + "' is not a comparator");
+  c.rtol = w.value("rtol", 0.0);
+  c.atol = w.value("atol", 0.0);
+  return c;
+}
+
 std::vector<std::string> RunDir::oracles() const {
   std::vector<std::string> names;
   for (const auto& o : summary.at("oracles")) names.push_back(o.at("oracle").get<std::string>());

@@ -76,6 +76,14 @@ struct RunDir {
 };
 // Throws RunDirError for a missing or malformed file, or one of another run format.
 RunDir read_run_dir(const std::filesystem::path& dir);
+
+// What a reader of a finished run needs of the audit's result, rebuilt from its files: the pools
+// (recipes, legality, correct sets), every audited mutant with its row, witnesses and verdicts,
+// and the oracles' names (scores hold only their names: score_oracles recomputes the rest). What
+// the files do not keep is left empty (the pipeline, false kills, timings). Throws RunDirError.
+audit::AuditResult audit_result(const RunDir& run);
+// The witness comparator the run used (summary.json "witness_tolerance").
+oracle::Comparator witness_comparator(const RunDir& run);
 // The parts, for readers that need no more (kaudit diff): summary.json, its outline checked
 // (the oracles, each named, with a well-formed false_kill_list) and its run format; and
 // kill-matrix.jsonl. Throw RunDirError like read_run_dir.

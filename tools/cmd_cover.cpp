@@ -11,6 +11,7 @@
 #include "oracle/gate.h"
 #include "oracle/judge.h"
 #include "oracle/reference.h"
+#include "reports/run_dir.h"
 #include "runtime/worker.h"
 #include "tools/cli.h"
 #include "tools/audit_args.h"
@@ -35,8 +36,51 @@ const char* kHelp =
     "                   score it with `kaudit audit --oracle FILE`; the report goes next to it (cover.md,\n"
     "                   cover.json)\n"
     "  --json           print cover.json instead of the tables\n"
+    "  --from DIR       read the kill matrix of a finished `kaudit audit --full-matrix --out DIR` instead\n"
+    "                   of auditing: no kernel runs at all (the corpus re-check is left to `kaudit check\n"
+    "                   --oracle SUITE`); audit flags do not apply\n"
     "Exit status: 0; 1 when something was skipped; 2 on a usage error; 3 when the re-check finds a\n"
     "corpus kernel the suite rejects (the suite is then not written).\n";
+
+// The suite, cover.json and cover.md; false (said on stderr) when a file cannot be written.
+bool write_cover(const cover::CoverReport& report, const std::filesystem::path& out, bool json_out) {
+  const nlohmann::json j = cover::to_json(report);
+  const std::string md = cover::to_markdown(report);
+  try {
+    const auto dir = out.has_parent_path() ? out.parent_path() : std::filesystem::path(".");
+    std::filesystem::create_directories(dir);
+    write_file_atomically(out, oracle::spec_to_json(report.suite).dump(2) + "\n");
+    write_file_atomically(dir / "cover.json", j.dump(2) + "\n");
+    write_file_atomically(dir / "cover.md", md);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "kaudit cover: %s\n", e.what());
+    return false;
+  }
+  if (json_out) std::cout << j.dump(2) << "\n";
+  else std::cout << md << "Wrote " << out.string() << ".\n";
+  return true;
+}
+
+// kaudit cover --from DIR: the same report from a finished run directory, with no kernel run.
+int cover_from_run(const std::filesystem::path& dir, std::size_t budget, const std::filesystem::path& out, bool json_out) {
+  cover::CoverReport report;
+  try {
+    const reports::RunDir run = reports::read_run_dir(dir);
+    report = cover::cover_audit(reports::audit_result(run), budget, reports::witness_comparator(run));
+  } catch (const std::invalid_argument& e) {  // rows without every legal input
+    std::fprintf(stderr, "kaudit cover: %s: %s (audit it with `kaudit audit --full-matrix --out %s`)\n", dir.c_str(),
+                 e.what(), dir.c_str());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "kaudit cover: %s\n", e.what());
+    return 2;
+  }
+  report.suite.source = "kaudit cover --from " + dir.string() + (budget ? " --budget " + std::to_string(budget) : "");
+  if (!write_cover(report, out, json_out)) return 1;
+  std::fprintf(stderr, "kaudit cover: 0 kernel runs (read from %s; re-check the suite on a corpus with `kaudit check "
+               "--oracle %s`)\n", dir.c_str(), out.c_str());
+  return 0;
+}
 
 }  // namespace
 
@@ -44,6 +88,7 @@ int cover_command(const std::vector<std::string>& args) {
   std::filesystem::path out = "kaudit-out/suite.json";
   bool json_out = false;
   long budget = 0;
+  std::filesystem::path from;
   AuditArgs shared;
   audit::AuditOptions& options = shared.options;
   options.full_matrix = true;
@@ -61,6 +106,7 @@ int cover_command(const std::vector<std::string>& args) {
         budget = static_cast<long>(parse_count_flag(a, value("--budget"), 1, 1000));
       }
       else if (a == "--out") out = value("--out");
+      else if (a == "--from") from = value("--from");
       else if (!parse_audit_flag(args, i, shared)) throw std::invalid_argument("unknown argument " + a);
     }
     options.oracles = resolve_oracles({});  // every built-in: the held-out comparison
@@ -69,6 +115,7 @@ int cover_command(const std::vector<std::string>& args) {
     std::fprintf(stderr, "kaudit cover: %s\n%s", e.what(), kHelp);
     return 2;
   }
+  if (!from.empty()) return cover_from_run(from, static_cast<std::size_t>(budget), out, json_out);
   auto loaded = load_for_audit("cover", shared);
   if (!loaded) return 2;
   const std::filesystem::path& root = shared.root;
@@ -103,20 +150,7 @@ int cover_command(const std::vector<std::string>& args) {
   }
   if (rejected) return 3;
 
-  const nlohmann::json j = cover::to_json(report);
-  const std::string md = cover::to_markdown(report);
-  try {
-    const auto dir = out.has_parent_path() ? out.parent_path() : std::filesystem::path(".");
-    std::filesystem::create_directories(dir);
-    write_file_atomically(out, oracle::spec_to_json(report.suite).dump(2) + "\n");
-    write_file_atomically(dir / "cover.json", j.dump(2) + "\n");
-    write_file_atomically(dir / "cover.md", md);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "kaudit cover: %s\n", e.what());
-    return 1;
-  }
-  if (json_out) std::cout << j.dump(2) << "\n";
-  else std::cout << md << "Wrote " << out.string() << ".\n";
+  if (!write_cover(report, out, json_out)) return 1;
   for (const auto& p : result.problems) std::fprintf(stderr, "skipped: %s\n", p.c_str());
   return result.problems.empty() && loaded->diagnostics.empty() ? 0 : 1;
 }

@@ -67,6 +67,60 @@ TEST(CoverCommand, SuiteCoversEveryWitnessedMutantAndIsAnOracleSpec) {
   EXPECT_NE(other.err.find("another corpus"), std::string::npos) << other.err;
 }
 
+// `kaudit cover --from DIR` reads a finished `kaudit audit --full-matrix --out DIR` and gives the
+// cover of the audit run here, with no kernel run; a run without full rows says how to get them.
+TEST(CoverCommand, FromAFinishedRunGivesTheSameCoverWithoutRunningKernels) {
+  const auto base = std::filesystem::path(KAUDIT_TEST_CACHE) / "cover_from";
+  std::filesystem::remove_all(base);
+  std::vector<std::string> here = {KAUDIT_EXE, "cover", "--cache", KAUDIT_TEST_CACHE, "--out", (base / "here" / "suite.json").string(), "--json"};
+  here.insert(here.end(), kSlice.begin(), kSlice.end());
+  const auto a = kaudit::run_process(here, 1500);
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  std::vector<std::string> audit = {KAUDIT_EXE, "audit", "--full-matrix", "--cache", KAUDIT_TEST_CACHE, "--out", (base / "run").string()};
+  audit.insert(audit.end(), kSlice.begin(), kSlice.end());
+  ASSERT_EQ(kaudit::run_process(audit, 1500).exit_code, 0);
+  // An empty cache: anything that ran a kernel or built one would have to fill it.
+  const auto b = kaudit::run_process({KAUDIT_EXE, "cover", "--from", (base / "run").string(), "--out",
+                                      (base / "from" / "suite.json").string(), "--json", "--cache", (base / "empty-cache").string()},
+                                     300);
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  EXPECT_NE(b.err.find("0 kernel runs"), std::string::npos) << b.err;
+  EXPECT_FALSE(std::filesystem::exists(base / "empty-cache"));
+  auto ja = nlohmann::json::parse(a.out), jb = nlohmann::json::parse(b.out);
+  ASSERT_FALSE(ja["tasks"].empty());
+  EXPECT_EQ(ja["tasks"], jb["tasks"]);
+  EXPECT_EQ(ja["held_out"], jb["held_out"]);
+  std::ifstream sa(base / "here" / "suite.json"), sb(base / "from" / "suite.json");
+  auto suite_a = nlohmann::json::parse(sa), suite_b = nlohmann::json::parse(sb);
+  suite_a.erase("source");
+  suite_b.erase("source");
+  EXPECT_EQ(suite_a, suite_b);
+
+  // Without --full-matrix a row stops at its witness (the rest "not-run"): set cover cannot run on
+  // it. (A plain audit on this cache would read the full rows cached above, so the run is cut here.)
+  std::filesystem::copy(base / "run", base / "plain");
+  {
+    std::ifstream in(base / "run" / "kill-matrix.jsonl");
+    std::ofstream out(base / "plain" / "kill-matrix.jsonl", std::ios::trunc);
+    bool cut = false;
+    for (std::string line; std::getline(in, line);) {
+      auto row = nlohmann::json::parse(line);
+      if (!cut && row["witnessed"].get<bool>()) {
+        for (auto& o : row["outcomes"]) o = "not-run";
+        row["outcomes"][row["witness"].get<std::size_t>()] = row["witness_outcome"];
+        cut = true;
+      }
+      out << row.dump() << "\n";
+    }
+    ASSERT_TRUE(cut);
+  }
+  const auto c = kaudit::run_process({KAUDIT_EXE, "cover", "--from", (base / "plain").string(), "--out",
+                                      (base / "plain-suite.json").string()},
+                                     300);
+  EXPECT_EQ(c.exit_code, 2);
+  EXPECT_NE(c.err.find("--full-matrix"), std::string::npos) << c.err;
+}
+
 TEST(CoverCommand, BudgetBelowOneIsAUsageError) {
   for (const char* bad : {"0", "-3", "2.5", "two"}) {
     const auto r = kaudit::run_process({KAUDIT_EXE, "cover", "--budget", bad}, 60);
