@@ -1,6 +1,8 @@
 // The audit engine (see audit.h for the stages).
 #include "audit/audit.h"
 
+#include "common/progress.h"
+
 #include <ATen/Functions.h>
 #include <ATen/Parallel.h>
 
@@ -487,9 +489,10 @@ AuditResult run_audit(const corpus::Corpus& corpus, const AuditOptions& options)
   const mutators::NvrtcCompiler nvrtc(options.cache_dir);
   mutators::PipelineOptions popts;
   popts.sites = options.sites;
-  popts.progress = [&](std::string_view stage, std::size_t done, std::size_t total) {
-    if (done == total) say(std::string(stage) + ": " + std::to_string(total) + " done");
-  };
+  // The mutate stage's lines (cold, NVRTC compiles take minutes): a line every 20 s with an
+  // estimate of the time left, and one at the end of each stage.
+  StageProgress meter([&](const std::string& text, bool) { say(text); }, false, 20);
+  popts.progress = [&](std::string_view stage, std::size_t done, std::size_t total) { meter.update(stage, done, total); };
   say("mutate: " + std::to_string(kernels.size()) + " kernels");
   // Wall time per stage, summed over tasks: where a cold audit spends its time.
   auto last = std::chrono::steady_clock::now();

@@ -10,6 +10,7 @@
 #include "corpus/corpus.h"
 #include "mutators/pipeline/mutant_set.h"
 #include "mutators/pipeline/pipeline.h"
+#include "common/progress.h"
 #include "tools/cli.h"
 #include "tools/cli_common.h"
 
@@ -131,15 +132,13 @@ int mutate_command(const std::vector<std::string>& args) {
   }
   if (!show.empty()) return show_mutant(kernels, show, options.sites);
 
-  const bool tty = isatty(STDERR_FILENO);
-  options.progress = [&](std::string_view stage, std::size_t done, std::size_t total) {
-    if (tty) {
-      std::fprintf(stderr, "\r%-8.*s %zu/%zu   ", static_cast<int>(stage.size()), stage.data(), done, total);
-      if (done == total) std::fputc('\n', stderr);
-    } else if (done == total) {
-      std::fprintf(stderr, "%.*s: %zu/%zu done\n", static_cast<int>(stage.size()), stage.data(), done, total);
-    }
-  };
+  StageProgress meter(
+      [](const std::string& text, bool in_place) {
+        if (in_place) std::fprintf(stderr, "\r%-70s", text.c_str());  // padded over a longer line before
+        else std::fprintf(stderr, "\r%-70s\n", text.c_str());
+      },
+      isatty(STDERR_FILENO));
+  options.progress = [&](std::string_view stage, std::size_t done, std::size_t total) { meter.update(stage, done, total); };
   const mutators::NvrtcCompiler nvrtc(cache);
   if (!nvrtc.available()) {
     std::fprintf(stderr, "kaudit mutate: NVRTC is not available, every mutant is 'unknown' (%s)\n",
