@@ -20,30 +20,14 @@ namespace fs = std::filesystem;
 namespace {
 constexpr std::string_view kRecordTag = "kaudit-sha256 ";
 
-fs::path temp_name(const fs::path& path) {
-  static std::atomic<unsigned long> counter{0};
-  fs::path tmp = path;
-  tmp += ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter.fetch_add(1));
-  return tmp;
-}
-
-bool write_whole(const fs::path& path, std::string_view bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  out.flush();
-  return static_cast<bool>(out);
-}
-
+// The cache's writes: all or nothing (files.h); false instead of an exception, the cache's way.
 bool write_atomically(const fs::path& path, std::string_view bytes) {
-  const fs::path tmp = temp_name(path);
-  std::error_code ec;
-  if (!write_whole(tmp, bytes)) {
-    fs::remove(tmp, ec);
+  try {
+    write_file_atomically(path, std::string(bytes));
+    return true;
+  } catch (const std::exception&) {
     return false;
   }
-  fs::rename(tmp, path, ec);
-  if (ec) fs::remove(tmp, ec);
-  return !ec;
 }
 }  // namespace
 

@@ -4,7 +4,9 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
+#include <atomic>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -21,15 +23,26 @@ std::optional<std::string> read_file(const std::filesystem::path& path) {
 }
 
 void write_file_atomically(const std::filesystem::path& path, const std::string& text) {
-  const auto tmp = path.string() + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary);
-    f << text;
-    if (!f) throw std::runtime_error("cannot write " + tmp);
-  }
+  // A temporary name of this process and write: two writers of one path never share it.
+  static std::atomic<unsigned long> counter{0};
+  std::filesystem::path tmp = path;
+  tmp += ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter.fetch_add(1));
   std::error_code ec;
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    f << text;
+    f.flush();
+    if (!f) {
+      std::filesystem::remove(tmp, ec);
+      throw std::runtime_error("cannot write " + path.string());
+    }
+  }
   std::filesystem::rename(tmp, path, ec);
-  if (ec) throw std::runtime_error("cannot write " + path.string() + ": " + ec.message());
+  if (ec) {
+    const std::string why = ec.message();
+    std::filesystem::remove(tmp, ec);
+    throw std::runtime_error("cannot write " + path.string() + ": " + why);
+  }
 }
 
 namespace {

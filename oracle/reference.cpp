@@ -174,21 +174,12 @@ std::string read_bytes(const fs::path& p, const fs::path& blame, const char* wha
   return std::move(*bytes);
 }
 
-// Writes `text` to `path` through a temporary file and a rename, so readers see all or nothing.
+// Writes `text` to `path`, all or nothing (common/files.h).
 void write_atomically(const fs::path& path, const std::string& text) {
-  std::random_device rd;
-  fs::path tmp = path;
-  tmp += ".tmp." + std::to_string(::getpid()) + "." + std::to_string(rd());
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    out << text;
-    if (!out) throw ReferenceError(path, "cannot write");
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    throw ReferenceError(path, "cannot rename into place");
+  try {
+    write_file_atomically(path, text);
+  } catch (const std::exception&) {
+    throw ReferenceError(path, "cannot write");
   }
 }
 
