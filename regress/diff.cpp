@@ -1,6 +1,6 @@
 #include "regress/diff.h"
 
-#include "reports/run_dir.h"
+#include "reports/run_files.h"
 
 #include <cstdio>
 #include <fstream>

@@ -20,36 +20,12 @@
 #include <nlohmann/json.hpp>
 
 #include "audit/audit.h"
+#include "reports/run_files.h"
 #include "mutators/pipeline/pipeline.h"
 
 namespace kaudit::reports {
 
-constexpr int kRunFormat = 1;
-
-// A missing, truncated or foreign file: the message names the file (and line) and what to do.
-struct RunDirError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-// One line of kill-matrix.jsonl: an audited mutant, its witnesses and every oracle's verdict.
-struct KillRecord {
-  std::string id, task, kernel, rule, family;
-  std::string file, range, original, replacement;  // the site (also in mutants.jsonl)
-  bool ran = false, witnessed = false, oracle_witnessed = false;
-  std::map<std::string, bool> killed_by, strict_killed_by;         // oracle -> verdict (oracle, witness mode)
-  std::map<std::string, std::string> cause, strict_cause;          // oracle -> why, when killed
-  std::map<std::string, std::string> trial;                        // oracle -> the trial that killed it
-  std::vector<std::string> outcomes;                               // per pool input (witness comparator)
-  int witness = -1;                                                // pool index, -1: unwitnessed
-  std::string witness_outcome;
-  int oracle_witness = -1;
-  std::string oracle_witness_cause;
-  std::string note;
-};
 KillRecord kill_record(const audit::MutantAudit& m);
-nlohmann::json to_json(const KillRecord& r);
-// Throws nlohmann::json::exception (type errors) or std::invalid_argument (a missing field).
-KillRecord kill_record_from_json(const nlohmann::json& j);
 
 // pools.json: per task, its pool inputs (recipe, legality, which trials use it) and correct set.
 nlohmann::json pools_json(const std::vector<audit::TaskPool>& pools);
@@ -84,10 +60,6 @@ RunDir read_run_dir(const std::filesystem::path& dir);
 audit::AuditResult audit_result(const RunDir& run);
 // The witness comparator the run used (summary.json "witness_tolerance").
 oracle::Comparator witness_comparator(const RunDir& run);
-// The parts, for readers that need no more (kaudit diff): summary.json, its outline checked
-// (the oracles, each named, with a well-formed false_kill_list) and its run format; and
-// kill-matrix.jsonl. Throw RunDirError like read_run_dir.
-nlohmann::json read_summary(const std::filesystem::path& dir);
-std::vector<KillRecord> read_kill_matrix(const std::filesystem::path& dir);
+// The parts a reader may need alone (read_summary, read_kill_matrix) are in run_files.h.
 
 }  // namespace kaudit::reports
