@@ -40,10 +40,7 @@ const char* const kAuditFlagsHelp =
 
 bool parse_audit_flag(const std::vector<std::string>& args, std::size_t& i, AuditArgs& a) {
   const std::string& flag = args[i];
-  const auto value = [&]() -> std::string {
-    if (i + 1 >= args.size()) throw std::invalid_argument(flag + " needs a value");
-    return args[++i];
-  };
+  const auto value = [&] { return flag_value(args, i, flag.c_str()); };
   if (flag == "--corpus") a.root = value();
   else if (flag == "--include-unverified") a.include_unverified = true;
   else if (flag == "--kernel") a.options.only.push_back(value());

@@ -55,6 +55,10 @@ std::filesystem::path default_cache_dir() {
 }
 std::filesystem::path builtin_corpus_dir() { return KAUDIT_BUILTIN_CORPUS; }
 std::filesystem::path builtin_suites_dir() { return KAUDIT_BUILTIN_SUITES; }
+std::string flag_value(const std::vector<std::string>& args, std::size_t& i, const char* flag) {
+  if (i + 1 >= args.size()) throw std::invalid_argument(std::string(flag) + " needs a value");
+  return args[++i];
+}
 void note_unverified(const char* command, const corpus::LoadResult& loaded) {
   if (loaded.unverified.empty()) return;
   std::fprintf(stderr, "kaudit %s: left out %zu kernel(s) the verification gate rejected at import "

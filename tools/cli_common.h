@@ -15,6 +15,9 @@ std::filesystem::path default_cache_dir();
 std::filesystem::path builtin_corpus_dir();
 // The suites/ folder of this source tree (built-in oracle specs).
 std::filesystem::path builtin_suites_dir();
+// The value after flag args[i] (i moves onto it); std::invalid_argument "FLAG needs a value" at
+// the end of the arguments.
+std::string flag_value(const std::vector<std::string>& args, std::size_t& i, const char* flag);
 // Strict number flags: the whole text must be the number, within [min, max]; otherwise a
 // std::invalid_argument that names the flag, the accepted range and the text given.
 // A whole number in decimal digits (no sign, no spaces, no exponent).

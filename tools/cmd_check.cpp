@@ -38,10 +38,7 @@ int check_command(const std::vector<std::string>& args) {
   runtime::WorkerLimits limits;  // one worker (a CUDA one takes at most half the GPU's memory)
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= args.size()) throw std::invalid_argument(a + " needs a value");
-      return args[++i];
-    };
+    const auto value = [&] { return flag_value(args, i, a.c_str()); };
     try {
       if (a == "--help" || a == "-h") { std::fputs(kHelp, stdout); return 0; }
       else if (a == "--json") json_out = true;

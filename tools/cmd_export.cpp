@@ -27,10 +27,7 @@ int export_command(const std::vector<std::string>& args) {
   try {
     for (std::size_t i = 0; i < args.size(); ++i) {
       const std::string& a = args[i];
-      auto value = [&](const char* flag) -> std::string {
-        if (i + 1 >= args.size()) throw std::invalid_argument(std::string(flag) + " needs a value");
-        return args[++i];
-      };
+      const auto value = [&](const char* flag) { return flag_value(args, i, flag); };
       if (a == "--help" || a == "-h") { std::fputs(kHelp, stdout); return 0; }
       else if (a == "--format") format = value("--format");
       else if (a == "--out") out = value("--out");

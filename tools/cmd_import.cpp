@@ -51,10 +51,7 @@ int import_command(const std::vector<std::string>& args) {
       throw std::invalid_argument("unknown format '" + args[0] + "' (supported: kernelbench)");
     for (std::size_t i = 1; i < args.size(); ++i) {
       const std::string& a = args[i];
-      auto value = [&](const char* flag) -> std::string {
-        if (i + 1 >= args.size()) throw std::invalid_argument(std::string(flag) + " needs a value");
-        return args[++i];
-      };
+      const auto value = [&](const char* flag) { return flag_value(args, i, flag); };
       if (a == "--help" || a == "-h") { std::fputs(kHelp, stdout); return 0; }
       else if (a == "--problem") problem = value("--problem");
       else if (a == "--task") task = value("--task");

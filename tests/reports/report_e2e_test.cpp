@@ -5,6 +5,7 @@
 //    one it accepts; Ignored for the rest), and validates against the published schema;
 //  - a damaged run directory is an error naming the file.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -20,20 +21,25 @@ namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-// The slice's run directory, audited once per test binary (cached in the test cache after that).
-const fs::path& run_dir() {
-  static const fs::path dir = [] {
-    const fs::path d = fs::path(KAUDIT_TEST_CACHE) / "report_e2e_run";
-    kaudit::remove_tree(d);
+// The slice's run directory, audited once per test process (ctest runs this binary's tests side by
+// side, each a process: each has a folder of its own; the audit cache is shared), removed at exit.
+struct RunDirectory {
+  fs::path path = fs::path(KAUDIT_TEST_CACHE) / ("report_e2e_run_" + std::to_string(::getpid()));
+  RunDirectory() {
+    kaudit::remove_tree(path);
     const auto r = kaudit::run_process(
         {KAUDIT_EXE, "audit", "--kernel", "relu/relu_gridstride", "--kernel", "softmax/softmax_block_smem", "--rule",
          "hack-return-input", "--rule", "bound-loop-lt-to-le", "--rule", "prec-drop-max-subtraction", "--rule",
-         "sync-remove-syncthreads", "--rule", "arith-add-to-sub", "--cache", KAUDIT_TEST_CACHE, "--out", d.string()},
+         "sync-remove-syncthreads", "--rule", "arith-add-to-sub", "--cache", KAUDIT_TEST_CACHE, "--out", path.string()},
         1200);
     EXPECT_EQ(r.exit_code, 0) << r.err;
-    return d;
-  }();
-  return dir;
+  }
+  RunDirectory(const RunDirectory&) = delete;
+  ~RunDirectory() { kaudit::remove_tree(path); }
+};
+const fs::path& run_dir() {
+  static const RunDirectory made;
+  return made.path;
 }
 
 json read_json(const fs::path& p) { return json::parse(*kaudit::read_file(p)); }
@@ -134,7 +140,7 @@ TEST(ReportCommand, MutationTestingElementsValidatesAgainstThePublishedSchema) {
 }
 
 TEST(ReportCommand, ADamagedRunDirectoryIsAnErrorNamingTheFile) {
-  const fs::path copy = fs::path(KAUDIT_TEST_CACHE) / "report_e2e_damaged";
+  const fs::path copy = fs::path(KAUDIT_TEST_CACHE) / ("report_e2e_damaged_" + std::to_string(::getpid()));
   kaudit::remove_tree(copy);
   fs::create_directories(copy);
   for (const char* f : {"summary.json", "pools.json", "mutants.jsonl", "kill-matrix.jsonl", "report.md"})
