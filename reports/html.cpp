@@ -1,6 +1,7 @@
 #include "reports/html.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -137,6 +138,55 @@ std::string stacked_rows(const std::string& title, const std::vector<std::string
   return s.str();
 }
 
+// Lines over categorical x labels, values in percent (NaN: no point), and horizontal reference
+// lines (dashed) for values that do not depend on x.
+std::string line_chart(const std::string& title, const std::string& x_title, const std::vector<std::string>& xs,
+                       const std::vector<std::pair<std::string, std::vector<double>>>& series,
+                       const std::vector<std::pair<std::string, double>>& hlines) {
+  const int left = 50, top = 30, plot_w = 420, plot_h = 200;
+  const int legend_rows = static_cast<int>(series.size() + hlines.size());
+  const int width = left + plot_w + 250, height = std::max(top + plot_h + 50, top + 14 * legend_rows + 20);
+  const auto x_at = [&](std::size_t i) { return left + (xs.size() > 1 ? plot_w * static_cast<int>(i) / static_cast<int>(xs.size() - 1) : plot_w / 2); };
+  const auto y_at = [&](double v) { return top + plot_h - plot_h * std::clamp(v, 0.0, 100.0) / 100.0; };
+  std::ostringstream s;
+  s << "<svg xmlns='http://www.w3.org/2000/svg' width='" << width << "' height='" << height << "' role='img' aria-label='"
+    << esc(title) << "'><title>" << esc(title) << "</title>";
+  s << "<text x='" << left << "' y='18' font-size='13' font-weight='bold'>" << esc(title) << "</text>";
+  for (int p = 0; p <= 100; p += 25)
+    s << "<line x1='" << left << "' x2='" << left + plot_w << "' y1='" << num(y_at(p)) << "' y2='" << num(y_at(p))
+      << "' stroke='#ddd'/><text x='" << left - 6 << "' y='" << num(y_at(p) + 4) << "' font-size='10' text-anchor='end'>" << p
+      << "%</text>";
+  for (std::size_t i = 0; i < xs.size(); ++i)
+    s << "<text x='" << x_at(i) << "' y='" << top + plot_h + 16 << "' font-size='11' text-anchor='middle'>" << esc(xs[i]) << "</text>";
+  s << "<text x='" << left + plot_w / 2 << "' y='" << top + plot_h + 34 << "' font-size='11' text-anchor='middle'>"
+    << esc(x_title) << "</text>";
+  std::size_t k = 0;
+  const int lx = left + plot_w + 20;
+  for (const auto& [name, values] : series) {
+    std::string points;
+    for (std::size_t i = 0; i < values.size() && i < xs.size(); ++i)
+      if (!std::isnan(values[i])) {
+        points += std::to_string(x_at(i)) + "," + num(y_at(values[i])) + " ";
+        s << "<circle cx='" << x_at(i) << "' cy='" << num(y_at(values[i])) << "' r='3' fill='" << color(k) << "'><title>"
+          << esc(name) << ", " << esc(xs[i]) << ": " << num(values[i]) << "%</title></circle>";
+      }
+    s << "<polyline points='" << points << "' fill='none' stroke='" << color(k) << "' stroke-width='2'/>";
+    s << "<rect x='" << lx << "' y='" << top + 14 * static_cast<int>(k) - 9 << "' width='10' height='10' fill='" << color(k)
+      << "'/><text x='" << lx + 14 << "' y='" << top + 14 * static_cast<int>(k) << "' font-size='11'>" << esc(name) << "</text>";
+    ++k;
+  }
+  for (const auto& [name, v] : hlines) {
+    s << "<line x1='" << left << "' x2='" << left + plot_w << "' y1='" << num(y_at(v)) << "' y2='" << num(y_at(v))
+      << "' stroke='" << color(k) << "' stroke-dasharray='5,4'><title>" << esc(name) << ": " << num(v) << "%</title></line>";
+    s << "<line x1='" << lx << "' x2='" << lx + 10 << "' y1='" << top + 14 * static_cast<int>(k) - 4 << "' y2='"
+      << top + 14 * static_cast<int>(k) - 4 << "' stroke='" << color(k) << "' stroke-dasharray='3,2' stroke-width='2'/><text x='"
+      << lx + 14 << "' y='" << top + 14 * static_cast<int>(k) << "' font-size='11'>" << esc(name) << " (" << num(v) << "%)</text>";
+    ++k;
+  }
+  s << "</svg>";
+  return s.str();
+}
+
 // The site's source line before and after the mutation ("" when the site is not on one line).
 std::pair<std::string, std::string> site_lines(const KillRecord& k, const std::map<std::string, std::string>& sources) {
   int l1 = 0, c1 = 0, l2 = 0, c2 = 0;
@@ -155,7 +205,7 @@ std::pair<std::string, std::string> site_lines(const KillRecord& k, const std::m
 
 }  // namespace
 
-std::string html_report(const RunDir& run) {
+std::string html_report(const RunDir& run, const json& cover, const json& sweep) {
   const std::vector<std::string> oracles = run.oracles();
   const std::vector<std::string> fams = families();
   std::ostringstream h;
@@ -229,8 +279,42 @@ std::string html_report(const RunDir& run) {
   h << "<p>" << stacked_rows("Witnesses by pool input (the first legal input on which a mutant fails; top 15)", recipe_rows,
                              {"witnessed mutants"}, recipe_counts)
     << "</p>";
-  h << "<p class='small'>The tolerance sweep (<code>kaudit sweep</code>) and coverage against a suite's budget with its "
-       "held-out line (<code>kaudit cover</code>) are not part of an audit's run directory.</p>";
+  if (!cover.is_null()) {
+    // Coverage of every witnessed mutant at each budget, and on the held-out half: the suites
+    // chosen on the other half, next to every oracle (dashed: they have no budget).
+    std::vector<std::string> budgets;
+    std::vector<double> coverage, held_out;
+    for (const auto& [b, c] : cover.at("coverage_at_budget").items()) {
+      budgets.push_back(b);
+      coverage.push_back(100.0 * c.at("coverage").get<double>());
+      const json& h_b = cover.at("held_out").at("suite_at_budget");
+      held_out.push_back(h_b.contains(b) ? 100.0 * h_b.at(b).at("detection").get<double>() : std::nan(""));
+    }
+    std::vector<std::pair<std::string, double>> oracle_lines;
+    for (const auto& [o, t] : cover.at("held_out").at("oracles").items())
+      oracle_lines.emplace_back(o + ", held out", 100.0 * t.at("detection").get<double>());
+    h << "<p>" << line_chart("Minimal suites: mutants killed against inputs per task (kaudit cover)", "inputs per task", budgets,
+                             {{"all witnessed mutants", coverage}, {"held-out half (fault families)", held_out}}, oracle_lines)
+      << "</p>";
+  }
+  if (!sweep.is_null()) {
+    std::vector<std::string> tolerances;
+    std::vector<double> detection;
+    std::string kills;
+    for (const auto& row : sweep.at("sweep")) {
+      tolerances.push_back(row.at("tolerance").is_string() ? row.at("tolerance").get<std::string>() : row.at("tolerance").dump());
+      detection.push_back(100.0 * row.at("faults").at("detection").get<double>());
+      kills += (kills.empty() ? "" : ", ") + tolerances.back() + ": " + std::to_string(row.at("false_kills").get<std::size_t>());
+    }
+    h << "<p>" << line_chart("Tolerance sweep of " + sweep.value("oracle", std::string("?")) + ": detection of witnessed faults (kaudit sweep)",
+                             "tolerance", tolerances, {{"detection", detection}}, {})
+      << "</p><p class='small'>False kills per tolerance: " << esc(kills) << ".</p>";
+  }
+  if (cover.is_null() || sweep.is_null())
+    h << "<p class='small'>" << (cover.is_null() ? "Coverage against a suite's budget with its held-out line: give "
+                                                   "<code>--cover cover.json</code> (<code>kaudit cover</code>). " : "")
+      << (sweep.is_null() ? "The tolerance sweep: give <code>--sweep FILE</code> (<code>kaudit sweep --json</code>)." : "")
+      << "</p>";
 
   // 3. Missed mutants per oracle and family: links into the mutant list.
   h << "<h2 id='missed'>Missed mutants, per oracle and family</h2>";

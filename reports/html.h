@@ -6,14 +6,19 @@
 //     cause per oracle, and which pool inputs the witnesses are (the recipes that expose faults);
 //   - every witnessed mutant: its kernel, rule and site, the source line before and after, its
 //     witness, and every oracle's verdict with its cause and the trial that killed it.
-// Sweeps and suites are not part of a run directory; the page says where to get them.
+// Sweeps and suites are not part of a run directory: given their JSON (`kaudit cover`'s cover.json,
+// `kaudit sweep --json`), the page adds coverage against the suite's budget with the held-out
+// detection of the suites and of every oracle, and the tolerance-sweep curve.
 #pragma once
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "reports/run_dir.h"
 
 namespace kaudit::reports {
 
-std::string html_report(const RunDir& run);
+// `cover`, `sweep`: null when not given. Throws nlohmann::json::exception on JSON of another shape.
+std::string html_report(const RunDir& run, const nlohmann::json& cover = nullptr, const nlohmann::json& sweep = nullptr);
 
 }  // namespace kaudit::reports

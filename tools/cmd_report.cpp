@@ -14,7 +14,8 @@ namespace kaudit::cli {
 namespace {
 
 const char* kHelp =
-    "usage: kaudit report DIR [--format md|json|mte|html] [--oracle NAME]... [--out PATH]\n\n"
+    "usage: kaudit report DIR [--format md|json|mte|html] [--oracle NAME]... [--out PATH]\n"
+    "                     [--cover cover.json] [--sweep sweep.json]\n\n"
     "Renders the reports of a finished `kaudit audit --out DIR` from the files there alone: nothing\n"
     "is run again, and a run directory copied from another machine is enough.\n"
     "  --format md      the per-family tables (report.md; the default), to stdout or --out FILE\n"
@@ -24,7 +25,9 @@ const char* kHelp =
     "                   DIR/mte), one ORACLE.json each; --oracle picks some (default: every one)\n"
     "  --format html    one self-contained page (no network needed): the table with links to the\n"
     "                   mutants behind each number, SVG plots, every witnessed mutant with its diff,\n"
-    "                   witness and verdicts; --out FILE (default DIR/report.html)\n"
+    "                   witness and verdicts; --out FILE (default DIR/report.html); with --cover (the\n"
+    "                   cover.json of `kaudit cover`) and --sweep (`kaudit sweep --json`'s output), the\n"
+    "                   coverage-against-budget and tolerance-sweep plots too\n"
     "Exit status: 0; 2 on a usage error or a run directory kaudit cannot read (the message names\n"
     "the file and the fix).\n";
 
@@ -40,7 +43,7 @@ void emit(const std::string& text, const std::filesystem::path& out) {
 }  // namespace
 
 int report_command(const std::vector<std::string>& args) {
-  std::filesystem::path dir, out;
+  std::filesystem::path dir, out, cover_file, sweep_file;
   std::string format = "md";
   std::vector<std::string> oracles;
   try {
@@ -58,6 +61,10 @@ int report_command(const std::vector<std::string>& args) {
         oracles.push_back(value("--oracle"));
       } else if (a == "--out") {
         out = value("--out");
+      } else if (a == "--cover") {
+        cover_file = value("--cover");
+      } else if (a == "--sweep") {
+        sweep_file = value("--sweep");
       } else if (!a.empty() && a[0] == '-') {
         throw std::invalid_argument("unknown argument " + a);
       } else if (dir.empty()) {
@@ -78,7 +85,24 @@ int report_command(const std::vector<std::string>& args) {
     } else if (format == "json") {
       emit(run.summary.dump(2) + "\n", out);
     } else if (format == "html") {
-      emit(reports::html_report(run), out.empty() ? dir / "report.html" : out);
+      const auto load = [](const std::filesystem::path& file) -> nlohmann::json {
+        if (file.empty()) return nullptr;
+        const auto text = read_file(file);
+        if (!text) throw std::runtime_error(file.string() + ": cannot read");
+        nlohmann::json j = nlohmann::json::parse(*text, nullptr, false);
+        if (j.is_discarded() || !j.is_object()) throw std::runtime_error(file.string() + ": not a JSON object");
+        return j;
+      };
+      const nlohmann::json cover = load(cover_file), sweep = load(sweep_file);
+      std::string page;
+      try {
+        page = reports::html_report(run, cover, sweep);
+      } catch (const nlohmann::json::exception& e) {
+        throw std::runtime_error((!cover_file.empty() ? cover_file.string() + " (kaudit cover's cover.json?)" : std::string()) +
+                                 (!sweep_file.empty() ? " " + sweep_file.string() + " (kaudit sweep --json?)" : std::string()) +
+                                 ": not the JSON expected: " + e.what());
+      }
+      emit(page, out.empty() ? dir / "report.html" : out);
     } else {
       if (oracles.empty()) oracles = run.oracles();
       for (const auto& o : oracles) run.oracle_summary(o);  // every name checked before anything is written

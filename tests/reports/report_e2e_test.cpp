@@ -212,6 +212,30 @@ TEST(ReportCommand, TheHtmlPageRendersInHeadlessChromiumWithItsPlots) {
   ASSERT_TRUE(fs::exists(shot)) << r.err;
   EXPECT_GT(fs::file_size(shot), 20000u);  // a blank page of that size compresses to a few KB
 
+  // With kaudit cover's cover.json and kaudit sweep's JSON: two more plots (here hand-made files
+  // of their shape); a file of another shape is an error naming it.
+  const fs::path cover = run_dir() / "cover.json", sweep = run_dir() / "sweep.json";
+  kaudit::write_file_atomically(cover, R"({"coverage_at_budget": {"1": {"coverage": 0.9}, "2": {"coverage": 1.0}},
+    "held_out": {"suite_at_budget": {"1": {"detection": 0.8}, "2": {"detection": 0.95}},
+                 "oracles": {"kernelbench-v0.1": {"detection": 0.6}}}})");
+  kaudit::write_file_atomically(sweep, R"({"oracle": "kernelbench-v0.1", "sweep": [
+    {"tolerance": "1e-4", "faults": {"detection": 0.9}, "false_kills": 3},
+    {"tolerance": "1e-2", "faults": {"detection": 0.7}, "false_kills": 0}]})");
+  const fs::path page2 = run_dir() / "report2.html";
+  r = kaudit::run_process({KAUDIT_EXE, "report", run_dir().string(), "--format", "html", "--cover", cover.string(),
+                           "--sweep", sweep.string(), "--out", page2.string()},
+                          60);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = chromium("file://" + fs::absolute(page2).string(), {"--dump-dom"});
+  EXPECT_TRUE(console_lines(r.err).empty()) << r.err;
+  svgs = 0;
+  for (std::size_t p = r.out.find("<svg"); p != std::string::npos; p = r.out.find("<svg", p + 1)) ++svgs;
+  EXPECT_EQ(svgs, 5u);
+  EXPECT_NE(r.out.find("kernelbench-v0.1, held out (60.0%)"), std::string::npos);
+  r = kaudit::run_process({KAUDIT_EXE, "report", run_dir().string(), "--format", "html", "--cover", sweep.string()}, 60);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("sweep.json (kaudit cover's cover.json?)"), std::string::npos) << r.err;
+
   // The console check can fail: a page whose script throws is caught by it.
   const fs::path bad = run_dir() / "bad.html";
   kaudit::write_file_atomically(bad, "<html><body><script>missingFunction();</script></body></html>");
