@@ -41,7 +41,7 @@ const char* kHelp =
     "  --oracle SPEC    a built-in oracle name (suites/NAME.json) or a spec file; repeatable; default all\n"
     "  --corpus PATH    corpus folder (tasks/ and kernels/)\n"
     "  --out DIR        report folder (default kaudit-out): report.md, summary.json, mutants.jsonl,\n"
-    "                   kill-matrix.jsonl, pools.json\n"
+    "                   kill-matrix.jsonl, pools.json, sources.json (a run directory: `kaudit report DIR`)\n"
     "  --json           print summary.json instead of the table\n"
     "  --kernel ID      only this kernel (repeatable)      --rule ID   only this rule (repeatable)\n"
     "  --witness-tol T  allclose rtol = atol = T for witnesses and legality (default 1e-2)\n"
