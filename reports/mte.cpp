@@ -6,19 +6,8 @@ namespace kaudit::reports {
 namespace {
 using json = nlohmann::json;
 
-// The recipe name of pool input `index` of `task`, or "" when the pools do not say.
-std::string input_name(const json& pools, const std::string& task, int index) {
-  for (const auto& p : pools)
-    if (p.value("task", "") == task && p.contains("inputs") && index >= 0 &&
-        static_cast<std::size_t>(index) < p["inputs"].size()) {
-      const json& in = p["inputs"][index];
-      if (in.contains("recipe") && in["recipe"].is_object()) return in["recipe"].value("name", "");
-    }
-  return "";
-}
-
-std::string witness_text(const KillRecord& k, const json& pools) {
-  return "witness: pool input #" + std::to_string(k.witness) + " '" + input_name(pools, k.task, k.witness) +
+std::string witness_text(const KillRecord& k, const RunDir& run) {
+  return "witness: pool input #" + std::to_string(k.witness) + " '" + run.input_name(k.task, k.witness) +
          "' gives " + k.witness_outcome;
 }
 
@@ -83,10 +72,10 @@ json mutation_testing_report(const RunDir& run, const std::string& oracle) {
           const auto t = k.trial.find(oracle);
           if (t != k.trial.end()) m["killedBy"] = json::array({k.task + "/" + t->second});
           reason = oracle + " rejects it (" + cause + (t != k.trial.end() ? ", at trial " + t->second : "") + "); " +
-                   witness_text(k, run.pools);
+                   witness_text(k, run);
         } else {
           status = "Survived";
-          reason = oracle + " accepts it; the fault is real, " + witness_text(k, run.pools);
+          reason = oracle + " accepts it; the fault is real, " + witness_text(k, run);
         }
         break;
       }

@@ -61,7 +61,7 @@ json pools_json(const std::vector<audit::TaskPool>& pools) {
   return out;
 }
 
-void write_run_dir(const fs::path& dir, RunFiles files) {
+void write_run_dir(const fs::path& dir, RunFiles& files) {
   fs::create_directories(dir);
   files.summary["run_format"] = kRunFormat;
   std::string matrix;
@@ -73,9 +73,6 @@ void write_run_dir(const fs::path& dir, RunFiles files) {
   write_file_atomically(dir / "pools.json", files.pools.dump(1) + "\n");
   write_file_atomically(dir / "sources.json", json(files.sources).dump(1) + "\n");
 }
-
-
-
 
 RunDir read_run_dir(const fs::path& dir) {
   RunDir run;
@@ -181,6 +178,16 @@ std::vector<std::string> RunDir::oracles() const {
   std::vector<std::string> names;
   for (const auto& o : summary.at("oracles")) names.push_back(o.at("oracle").get<std::string>());
   return names;
+}
+
+std::string RunDir::input_name(const std::string& task, int index) const {
+  for (const auto& p : pools)
+    if (p.is_object() && p.value("task", "") == task && p.contains("inputs") && p["inputs"].is_array() && index >= 0 &&
+        static_cast<std::size_t>(index) < p["inputs"].size()) {
+      const json& in = p["inputs"][index];
+      if (in.is_object() && in.contains("recipe") && in["recipe"].is_object()) return in["recipe"].value("name", "?");
+    }
+  return "?";
 }
 
 const json& RunDir::oracle_summary(const std::string& oracle) const {

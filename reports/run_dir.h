@@ -37,8 +37,9 @@ struct RunFiles {
   std::map<std::string, std::string> sources;
   std::string report_md;
 };
-// Writes every file of the run directory, each atomically; adds "run_format" to the summary.
-void write_run_dir(const std::filesystem::path& dir, RunFiles files);
+// Writes every file of the run directory, each atomically, after stamping files.summary with
+// "run_format" (so a summary printed afterwards is the one written).
+void write_run_dir(const std::filesystem::path& dir, RunFiles& files);
 
 struct RunDir {
   std::filesystem::path dir;
@@ -47,6 +48,8 @@ struct RunDir {
   std::vector<KillRecord> kill_matrix;
   std::map<std::string, std::string> sources;  // empty for a run written before sources.json
   std::vector<std::string> oracles() const;    // the scored oracles, in the audit's order
+  // The recipe name of pool input `index` of `task` (a witness), or "?" when the pools do not say.
+  std::string input_name(const std::string& task, int index) const;
   // The summary entry of `oracle`; throws RunDirError naming the oracles there are.
   const nlohmann::json& oracle_summary(const std::string& oracle) const;
 };

@@ -135,7 +135,6 @@ int audit_command(const std::vector<std::string>& args) {
 
   reports::RunFiles files;
   files.summary = summary_json(r, oracles, options, root.filename().string());
-  files.summary["run_format"] = reports::kRunFormat;
   files.pools = reports::pools_json(r.pools);
   files.report_md = reports::markdown_report(files.summary, files.pools);
   files.mutants_jsonl = mutators::mutants_jsonl(r.pipeline);
