@@ -33,6 +33,10 @@
 //     report. A mutant's row of the kill matrix holds the witness-mode outcomes of the inputs that
 //     were needed (the others are "not-run"); AuditOptions::full_matrix runs every legal input
 //     (kaudit audit --full-matrix; what set cover needs).
+// Each stage is a function of audit/stages.h in a file of its own (stage_pool.cpp,
+// stage_legality.cpp, stage_mutants.cpp; the mutate stage and the order in audit.cpp), over the
+// state the audit shares (AuditRun) and the task's (TaskRun); the workers in runners.h, the cache
+// records and their keys in audit_cache.h.
 // Results are cached (<cache>/audit/<key>.json) per task's legality, per task and oracle (false
 // kills), and per mutant: a file per kernel maps mutant ids to kill-matrix rows, and a file per
 // kernel and oracle maps them to verdicts; the keys cover the kernel text, pool, legal inputs,
@@ -67,6 +71,8 @@ enum class Outcome : std::uint8_t {
 const char* outcome_name(Outcome o);
 // The reverse; nullopt for a name that is none of those.
 std::optional<Outcome> outcome_from_name(std::string_view name);
+
+struct AuditResult;
 
 struct AuditOptions {
   std::filesystem::path cache_dir;
@@ -123,6 +129,12 @@ struct AuditOptions {
   // once: a request waits for room (runtime/payload_budget.h). Unset: a quarter of the machine's
   // memory. Verdicts are the same either way (only the order of runs changes).
   std::optional<std::uint64_t> run_memory_bytes;
+  // A finished run (`kaudit audit --from DIR`: reports/run_dir.h, audit_result): its kill-matrix
+  // rows and oracle-mode witnesses stand in for the cache's, for the tasks whose pool is the run's
+  // (the same recipes in the same order, the same legality), so that scoring one more oracle on a
+  // copied run directory runs only that oracle's trials. Its verdicts are not used. Rows taken
+  // from it are not written to the cache (they were computed elsewhere).
+  const AuditResult* prior = nullptr;
   std::vector<std::string> only;           // kernel ids TASK/NAME; empty = all
   mutators::SiteOptions sites;             // rule selection
   std::function<void(const std::string& line)> progress;
@@ -185,6 +197,9 @@ struct AuditResult {
   std::string backend;                 // "cpu", or "cuda, <GPU>" (audit/backend.h)
   std::map<std::string, double> stage_seconds;  // wall time per stage, summed over tasks
 };
+
+// A recipe's canonical JSON without its name: what makes two pool inputs one (PoolInput::key).
+std::string recipe_key(const oracle::Recipe& r);
 
 // Throws mutators::ClangUnavailable, before any work, in a kaudit built without Clang LibTooling
 // when no mutant set is given; std::runtime_error when the CUDA backend finds no GPU.
