@@ -13,7 +13,7 @@
 #include <stdexcept>
 
 #include "common/files.h"
-#include "cover/export.h"
+#include "suites/export.h"
 #include "common/sha256.h"
 #include "mutators/pipeline/pipeline.h"
 #include "oracle/recipes.h"
@@ -140,7 +140,7 @@ BundleSummary write_gpu_bundle(const corpus::Corpus& corpus, const std::vector<o
     corpus::Assignment dims;
     for (const auto& check : checks) {
       // The inputs as a Python module that regenerates them from their recipes, bit for bit
-      // (cover/export.h; at small shapes the tensors themselves would make the bundle too large
+      // (suites/export.h; at small shapes the tensors themselves would make the bundle too large
       // to carry).
       const auto& recipes = oracle::trials_for(check, task.name);
       const std::string module = "inputs/" + task.name + "--" + check.name + ".py";

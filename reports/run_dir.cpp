@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "common/files.h"
+#include "reports/markdown.h"
 
 namespace kaudit::reports {
 namespace fs = std::filesystem;
@@ -157,6 +158,52 @@ audit::AuditResult audit_result(const RunDir& run) {
     r.scores.push_back(std::move(s));
   }
   return r;
+}
+
+RunFiles add_oracles(const RunDir& run, const audit::AuditResult& added, const json& added_summary) {
+  RunFiles files;
+  files.summary = run.summary;
+  files.pools = run.pools;
+  files.sources = run.sources;
+  const auto mutants = read_file(run.dir / "mutants.jsonl");
+  if (!mutants) throw file_error(run.dir / "mutants.jsonl", 0, "cannot be read");
+  files.mutants_jsonl = *mutants;
+  const std::vector<std::string> had = run.oracles();
+  std::vector<std::string> names;
+  for (const auto& o : added_summary.at("oracles")) {
+    const std::string name = o.at("oracle").get<std::string>();
+    if (std::find(had.begin(), had.end(), name) != had.end())
+      throw RunDirError((run.dir / "summary.json").string() + ": the run already scored '" + name +
+                        "'; give the new checker another name");
+    files.summary["oracles"].push_back(o);
+    names.push_back(name);
+  }
+  files.summary["added_oracles"].push_back(
+      {{"oracles", names}, {"runs", added_summary.value("runs", 0)}, {"seconds", added_summary.value("seconds", 0.0)}});
+  for (const auto& p : added_summary.value("problems", json::array())) files.summary["problems"].push_back(p);
+  std::map<std::string, const audit::MutantAudit*> by_id;
+  for (const auto& m : added.mutants) by_id.emplace(m.scored.id, &m);
+  for (KillRecord k : run.kill_matrix) {
+    const auto it = by_id.find(k.id);
+    if (it == by_id.end() || (k.ran && it->second->ran && it->second->scored.witnessed != k.witnessed))
+      throw RunDirError((run.dir / "kill-matrix.jsonl").string() + ": mutant " + k.id +
+                        (it == by_id.end() ? " was not audited again" : " has another witness now") +
+                        ": the new audit is not of this run (another corpus, pool or kaudit?)");
+    const audit::ScoredMutant& m = it->second->scored;
+    for (const auto& name : names) {
+      const auto copy = [&](const auto& from, auto& to) {
+        if (const auto f = from.find(name); f != from.end()) to[name] = f->second;
+      };
+      copy(m.killed_by, k.killed_by);
+      copy(m.cause, k.cause);
+      copy(m.trial, k.trial);
+      copy(m.strict_killed_by, k.strict_killed_by);
+      copy(m.strict_cause, k.strict_cause);
+    }
+    files.kill_matrix.push_back(std::move(k));
+  }
+  files.report_md = markdown_report(files.summary, files.pools);
+  return files;
 }
 
 oracle::Comparator witness_comparator(const RunDir& run) {

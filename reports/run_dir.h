@@ -2,7 +2,8 @@
 // report, diff and export, so that a finished audit is enough to report on (copying the folder to
 // another machine included). This file is the one owner of its formats:
 //   summary.json       the per-oracle, per-family scores (audit::to_json), the pipeline counts, the
-//                      run's settings, and "run_format" (kRunFormat);
+//                      run's settings (witness tolerance, limits, backend, preset), "run_format"
+//                      (kRunFormat), and "added_oracles" for oracles scored later (add_oracles);
 //   kill-matrix.jsonl  one KillRecord per audited mutant;
 //   mutants.jsonl      every generated mutant with its site and status (mutators::mutants_jsonl);
 //   pools.json         per task, the pool inputs (recipes, legality) and the correct set;
@@ -61,6 +62,13 @@ RunDir read_run_dir(const std::filesystem::path& dir);
 // and the oracles' names (scores hold only their names: score_oracles recomputes the rest). What
 // the files do not keep is left empty (the pipeline, false kills, timings). Throws RunDirError.
 audit::AuditResult audit_result(const RunDir& run);
+// The files of `run` with the oracles of `added` scored on it (`kaudit audit --from DIR --oracle
+// NEW`): the entries of `added_summary`'s "oracles" appended to the run's summary (and listed
+// under "added_oracles" with their runs and seconds), each kill record given the new oracles'
+// verdicts, the report re-rendered; mutants, pools and sources as they were. `added` must be an
+// audit of the same mutants with the same witnesses: a mutant it lacks or witnessed otherwise,
+// or an oracle the run already scored, is a RunDirError.
+RunFiles add_oracles(const RunDir& run, const audit::AuditResult& added, const nlohmann::json& added_summary);
 // The witness comparator the run used (summary.json "witness_tolerance").
 oracle::Comparator witness_comparator(const RunDir& run);
 // The parts a reader may need alone (read_summary, read_kill_matrix) are in run_files.h.

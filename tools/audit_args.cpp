@@ -5,6 +5,9 @@
 #include <cstdio>
 #include <memory>
 
+#include <map>
+#include <set>
+
 #include "runtime/worker.h"
 #include "tools/cli_common.h"
 
@@ -156,6 +159,70 @@ std::optional<corpus::LoadResult> load_for_audit(const char* command, AuditArgs&
     std::fprintf(stderr, "[%6.0fs] %s\n", s, line.c_str());
   };
   return loaded;
+}
+
+namespace {
+
+// The flags `--from DIR` takes from the run instead.
+constexpr const char* kRunSettings[] = {"--kernel", "--rule", "--witness-tol", "--timeout", "--thread-budget",
+                                        "--preset", "--backend", "--mutants", "--full-matrix", "--no-schemata"};
+
+}  // namespace
+
+reports::RunDir read_from_run(const std::filesystem::path& dir, const std::vector<std::string>& args, AuditArgs& a) {
+  for (const char* flag : kRunSettings)
+    if (std::find(args.begin(), args.end(), flag) != args.end())
+      throw std::invalid_argument(std::string("--from takes ") + flag + " from the run; leave it out");
+  reports::RunDir run = reports::read_run_dir(dir);
+  const std::string summary = (run.dir / "summary.json").string();
+  if (run.sources.empty())
+    throw std::invalid_argument(run.dir.string() + ": no sources.json (written by an older kaudit); run the audit again");
+  audit::AuditOptions& o = a.options;
+  o.witness = reports::witness_comparator(run);
+  const nlohmann::json& limits = run.summary.value("run_limits", nlohmann::json::object());
+  a.cuda = run.summary.value("backend", "cpu").rfind("cuda", 0) == 0;
+  o.cuda = a.cuda;
+  o.timeout_seconds = limits.value(a.cuda ? "wall_seconds" : "cpu_seconds", o.timeout_seconds);
+  a.timeout_given = true;
+  o.thread_budget = limits.value("thread_budget", o.thread_budget);
+  if (run.summary.contains("preset")) {
+    a.preset = run.summary["preset"].get<std::string>();
+  } else {  // a run from before summary.json named it: the specs' presets say it, if they agree
+    for (const auto& spec : run.summary.at("oracles"))
+      if (spec.value("shape_preset", "small") != "small")
+        throw std::invalid_argument(summary + " does not name the run's preset (an older kaudit); run the audit again");
+  }
+  std::set<std::string> kernels, rules;
+  for (const auto& k : run.kill_matrix) kernels.insert(k.kernel);
+  for (const auto& m : run.mutants) rules.insert(m.mutant.site.rule);
+  o.only.assign(kernels.begin(), kernels.end());
+  o.sites.rules.assign(rules.begin(), rules.end());
+  return run;
+}
+
+std::string run_mismatch(const reports::RunDir& run, const corpus::Corpus& corpus, const audit::AuditOptions& o) {
+  std::map<std::string, std::string> file_of;
+  for (const auto& k : run.kill_matrix) file_of.emplace(k.kernel, k.file);
+  for (const auto& [id, file] : file_of) {
+    const corpus::Kernel* k = corpus.find_kernel(id);
+    const auto source = run.sources.find(file);
+    if (!k || source == run.sources.end() || source->second != k->source)
+      return "kernel " + id + (k ? " has another text" : " is missing") +
+             " in this corpus than in the run; give the corpus it was audited on (--corpus)";
+  }
+  for (const auto& p : run.pools) {
+    const corpus::Task* task = corpus.find_task(p.at("task").get<std::string>());
+    if (!task) return "task " + p.at("task").get<std::string>() + " is missing in this corpus";
+    std::set<std::string> in_run;
+    for (const auto& in : p.at("inputs")) in_run.insert(audit::recipe_key(in.at("recipe").get<oracle::Recipe>()));
+    for (const auto& spec : o.oracles)
+      for (const auto& t : oracle::trials_for(spec, task->name))
+        if (!in_run.count(audit::recipe_key(t)))
+          return spec.name + "'s trial " + t.name + " of task " + task->name +
+                 " is not in the run's pool (its witnesses would change): run `kaudit audit` with every oracle, "
+                 "or use a suite made from this run's pool";
+  }
+  return "";
 }
 
 }  // namespace kaudit::cli

@@ -5,6 +5,9 @@
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <algorithm>
+#include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -24,7 +27,8 @@ const char* kHelp =
     "usage: kaudit audit [--oracle SPEC]... [--corpus PATH] [--out DIR] [--json] [--kernel TASK/NAME]...\n"
     "                    [--rule ID]... [--witness-tol T] [--timeout S] [--thread-budget N] [--jobs N]\n"
     "                    [--cache DIR] [--full-matrix] [--no-schemata] [--backend cpu|cuda] [--mutants DIR]\n"
-    "                    [--preset P]\n\n"
+    "                    [--preset P]\n"
+    "       kaudit audit --from DIR --oracle SPEC... [--out OUT] [--corpus PATH] [--cache DIR] [--jobs N]\n\n"
     "Measures correctness checkers (oracle specs) on the mutants of a corpus (default: the built-in\n"
     "one), on the CPU backend (or on this machine's GPU: --backend cuda):\n"
     "  1. mutate: every rule at every site, compiled with NVRTC, deduplicated by image;\n"
@@ -61,6 +65,10 @@ const char* kHelp =
     "  --no-schemata    build every mutant on its own instead of many behind a switch in one build\n"
     "                   (much slower; its kill matrix must equal the default's: with a fresh --cache,\n"
     "                   a check of the schemata)\n"
+    "  --from DIR       score the named oracles on the finished run DIR (`kaudit audit --out DIR`)\n"
+    "                   and write DIR's files with them added to OUT: its kernels, mutants, settings\n"
+    "                   and witnesses are kept (its kill-matrix rows stand in for the cache, so only the\n"
+    "                   new oracles' trials run); an oracle whose trials are not in DIR's pool is refused\n"
     "Exit status: 0; 1 when something was skipped (listed); 2 on a usage error or a bad spec.\n";
 
 nlohmann::json summary_json(const audit::AuditResult& r, const std::vector<oracle::OracleSpec>& oracles,
@@ -70,6 +78,7 @@ nlohmann::json summary_json(const audit::AuditResult& r, const std::vector<oracl
   j["backend"] = r.backend;
   j["corpus"] = corpus_path;
   j["witness_tolerance"] = {{"kind", oracle::comparator_name(witness.kind)}, {"rtol", witness.rtol}, {"atol", witness.atol}};
+  j["preset"] = options.preset;
   if (options.cuda)
     j["run_limits"] = {{"wall_seconds", options.timeout_seconds}};
   else
@@ -105,6 +114,8 @@ int audit_command(const std::vector<std::string>& args) {
   AuditArgs shared;
   audit::AuditOptions& options = shared.options;
   std::vector<oracle::OracleSpec> oracles;
+  std::filesystem::path from;                  // --from DIR
+  std::optional<reports::RunDir> prior_run;    // ... read
   try {
     for (std::size_t i = 0; i < args.size(); ++i) {
       const std::string& a = args[i];
@@ -115,12 +126,24 @@ int audit_command(const std::vector<std::string>& args) {
       else if (a == "--out") out_dir = value("--out");
       else if (a == "--full-matrix") options.full_matrix = true;
       else if (a == "--no-schemata") options.schemata = false;
+      else if (a == "--from") from = value("--from");
       else if (!parse_audit_flag(args, i, shared)) throw std::invalid_argument("unknown argument " + a);
     }
+    if (!from.empty()) {
+      if (oracle_names.empty()) throw std::invalid_argument("--from needs --oracle: the checker to score on the run");
+      prior_run = read_from_run(from, args, shared);
+    }
     oracles = resolve_oracles(oracle_names);  // a bad spec stops here, before any work
+    if (prior_run)
+      for (const auto& spec : oracles)
+        if (const auto had = prior_run->oracles(); std::find(had.begin(), had.end(), spec.name) != had.end())
+          throw std::invalid_argument(from.string() + " already scored '" + spec.name + "'; --from adds other oracles");
     options.pool_specs = resolve_oracles({});  // the built-ins' trials are always in the pool
   } catch (const oracle::SpecError& e) {
     std::fprintf(stderr, "kaudit audit: %s\n", e.what());
+    return 2;
+  } catch (const reports::RunDirError& e) {
+    std::fprintf(stderr, "kaudit audit: --from: %s\n", e.what());
     return 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "kaudit audit: %s\n%s", e.what(), kHelp);
@@ -131,20 +154,38 @@ int audit_command(const std::vector<std::string>& args) {
   if (!loaded) return 2;
   oracles = options.oracles;  // at --preset, if given
   const std::filesystem::path& root = shared.root;
+  std::optional<audit::AuditResult> prior;
+  if (prior_run) {
+    if (const std::string e = run_mismatch(*prior_run, loaded->corpus, options); !e.empty()) {
+      std::fprintf(stderr, "kaudit audit: --from %s: %s\n", from.c_str(), e.c_str());
+      return 2;
+    }
+    prior = reports::audit_result(*prior_run);
+    options.prior = &*prior;
+  }
   const audit::AuditResult r = audit::run_audit(loaded->corpus, options);
 
   reports::RunFiles files;
   files.summary = summary_json(r, oracles, options, root.filename().string());
-  files.pools = reports::pools_json(r.pools);
-  files.report_md = reports::markdown_report(files.summary, files.pools);
-  files.mutants_jsonl = mutators::mutants_jsonl(r.pipeline);
-  for (const auto& m : r.mutants) files.kill_matrix.push_back(reports::kill_record(m));
-  for (const auto& k : loaded->corpus.kernels)
-    for (const auto& m : r.pipeline.mutants)
-      if (m.mutant.kernel == k.id()) {
-        files.sources[m.mutant.site.file] = k.source;
-        break;
-      }
+  try {
+    if (prior_run) {
+      files = reports::add_oracles(*prior_run, r, files.summary);
+    } else {
+      files.pools = reports::pools_json(r.pools);
+      files.report_md = reports::markdown_report(files.summary, files.pools);
+      files.mutants_jsonl = mutators::mutants_jsonl(r.pipeline);
+      for (const auto& m : r.mutants) files.kill_matrix.push_back(reports::kill_record(m));
+      for (const auto& k : loaded->corpus.kernels)
+        for (const auto& m : r.pipeline.mutants)
+          if (m.mutant.kernel == k.id()) {
+            files.sources[m.mutant.site.file] = k.source;
+            break;
+          }
+    }
+  } catch (const reports::RunDirError& e) {
+    std::fprintf(stderr, "kaudit audit: --from: %s\n", e.what());
+    return 1;
+  }
   const nlohmann::json& summary = files.summary;
   const std::string table = files.report_md;
   try {

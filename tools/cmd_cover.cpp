@@ -7,7 +7,7 @@
 
 #include "audit/audit.h"
 #include "corpus/corpus.h"
-#include "cover/suite.h"
+#include "suites/suite.h"
 #include "oracle/gate.h"
 #include "oracle/judge.h"
 #include "oracle/reference.h"

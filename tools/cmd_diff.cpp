@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <iostream>
 
-#include "regress/diff.h"
+#include "reports/diff.h"
 #include "tools/audit_args.h"
 #include "tools/cli.h"
 #include "tools/cli_common.h"

@@ -1,9 +1,9 @@
 // kaudit export SUITE --format kernelbench-hidden|json --out DIR: a suite's inputs for other
-// harnesses (cover/export.h).
+// harnesses (suites/export.h).
 #include <cstdio>
 
 #include "corpus/corpus.h"
-#include "cover/export.h"
+#include "suites/export.h"
 #include "tools/cli.h"
 #include "tools/cli_common.h"
 

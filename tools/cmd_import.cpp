@@ -1,10 +1,10 @@
 // kaudit import kernelbench SOLUTION|DIR --problem P [--task NAME] [--into DIR]: KernelBench
-// solution files into a corpus, verified by the gate (importer/kernelbench.h).
+// solution files into a corpus, verified by the gate (corpus/importer/kernelbench.h).
 #include <cstdio>
 #include <iostream>
 #include <map>
 
-#include "importer/kernelbench.h"
+#include "corpus/importer/kernelbench.h"
 #include "runtime/worker.h"
 #include "tools/cli.h"
 #include "tools/cli_common.h"

@@ -2,6 +2,7 @@
 // on the same mutants and correct set: detection and false kills per tolerance.
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "audit/audit.h"
@@ -20,7 +21,10 @@ const char* kHelp =
     "accept more, so detection and false kills never rise as T grows.\n\n"
     "  --oracle SPEC         a built-in name or a spec file\n"
     "  --tolerances LIST     comma-separated tolerances in (0, 1], e.g. 1e-2,1e-3,1e-4,1e-5\n"
-    "  --json                print the sweep as JSON\n";
+    "  --json                print the sweep as JSON\n"
+    "  --from DIR            on the finished run DIR (`kaudit audit --out DIR`): its kernels, mutants,\n"
+    "                        settings and witnesses (its kill-matrix rows stand in for the cache, so only\n"
+    "                        the checker's trials run); SPEC's trials must be in DIR's pool\n";
 
 std::string pct(const audit::Tally& t) { return audit::percent(t.killed, t.witnessed); }
 
@@ -32,6 +36,8 @@ int sweep_command(const std::vector<std::string>& args) {
   std::vector<std::pair<std::string, double>> tolerances;
   AuditArgs shared;
   oracle::OracleSpec base;
+  std::filesystem::path from;
+  std::optional<reports::RunDir> prior_run;
   try {
     for (std::size_t i = 0; i < args.size(); ++i) {
       const std::string& a = args[i];
@@ -45,13 +51,18 @@ int sweep_command(const std::vector<std::string>& args) {
           tolerances.emplace_back(t, parse_real_flag("--tolerances", t, 1e-12, 1.0));
         }
       }
+      else if (a == "--from") from = value("--from");
       else if (!parse_audit_flag(args, i, shared)) throw std::invalid_argument("unknown argument " + a);
     }
+    if (!from.empty()) prior_run = read_from_run(from, args, shared);
     if (oracle_name.empty()) throw std::invalid_argument("--oracle is required");
     if (tolerances.empty()) throw std::invalid_argument("--tolerances is required");
     base = resolve_oracles({oracle_name}).at(0);
   } catch (const oracle::SpecError& e) {
     std::fprintf(stderr, "kaudit sweep: %s\n", e.what());
+    return 2;
+  } catch (const reports::RunDirError& e) {
+    std::fprintf(stderr, "kaudit sweep: --from: %s\n", e.what());
     return 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "kaudit sweep: %s\n%s", e.what(), kHelp);
@@ -67,6 +78,15 @@ int sweep_command(const std::vector<std::string>& args) {
   shared.options.pool_specs = resolve_oracles({});
   auto loaded = load_for_audit("sweep", shared);
   if (!loaded) return 2;
+  std::optional<audit::AuditResult> prior;
+  if (prior_run) {
+    if (const std::string e = run_mismatch(*prior_run, loaded->corpus, shared.options); !e.empty()) {
+      std::fprintf(stderr, "kaudit sweep: --from %s: %s\n", from.c_str(), e.c_str());
+      return 2;
+    }
+    prior = reports::audit_result(*prior_run);
+    shared.options.prior = &*prior;
+  }
   const audit::AuditResult r = audit::run_audit(loaded->corpus, shared.options);
 
   nlohmann::json rows = nlohmann::json::array();

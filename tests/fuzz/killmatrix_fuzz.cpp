@@ -1,4 +1,4 @@
-// A finished audit folder as `kaudit diff` reads it (regress/diff.h, side_from_directory): the
+// A finished audit folder as `kaudit diff` reads it (reports/diff.h, side_from_directory): the
 // input is split at its first NUL byte into summary.json and kill-matrix.jsonl. Any bytes give a
 // side or a std::runtime_error naming the file (and line); never another exception, a crash or a
 // hang.
@@ -6,7 +6,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "regress/diff.h"
+#include "reports/diff.h"
 #include "tests/fuzz/fuzz_util.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -10,7 +10,7 @@
 
 #include "common/process.h"
 #include "corpus/corpus.h"
-#include "importer/kernelbench.h"
+#include "corpus/importer/kernelbench.h"
 #include "mutators/mutators.h"
 
 namespace fs = std::filesystem;

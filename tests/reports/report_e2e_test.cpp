@@ -244,3 +244,86 @@ TEST(ReportCommand, TheHtmlPageRendersInHeadlessChromiumWithItsPlots) {
 }
 
 }  // namespace
+
+// `kaudit audit --from D --oracle NEW` on a run audited with one oracle: NEW's verdicts are those
+// of an audit that scores it from the start, and with a cold cache it runs fewer kernels than that
+// audit (the run's rows stand in for the witness search). What would change the run is refused.
+TEST(AuditFrom, OneMoreOracleOnAFinishedRunIsScoredAsAFullAuditWouldScoreIt) {
+  const fs::path base = fs::path(KAUDIT_TEST_CACHE) / ("audit_from_" + std::to_string(::getpid()));
+  kaudit::remove_tree(base);
+  fs::create_directories(base);
+  // A checker of our own: KernelBench's five trials, a looser tolerance (its trials are in the pool).
+  json spec = read_json(fs::path(KAUDIT_SOURCE_DIR) / "suites" / "kernelbench.json");
+  spec["name"] = "kb-loose";
+  spec["comparator"]["rtol"] = spec["comparator"]["atol"] = 1e-3;
+  std::ofstream(base / "kb-loose.json") << spec.dump(1);
+  json stray = spec;  // ... and one whose trials are not
+  stray["name"] = "kb-stray";
+  stray["trials"][0]["seed"] = 987654;
+  std::ofstream(base / "kb-stray.json") << stray.dump(1);
+  const std::vector<std::string> slice = {"--kernel", "softmax/softmax_block_smem", "--rule", "sync-remove-syncthreads",
+                                          "--rule", "bound-loop-lt-to-le", "--rule", "arith-add-to-sub"};
+  const auto audit = [&](std::vector<std::string> args, const fs::path& cache) {
+    args.insert(args.begin(), {KAUDIT_EXE, "audit"});
+    args.insert(args.end(), {"--cache", cache.string(), "--jobs", "2"});
+    return kaudit::run_process(args, 1200);
+  };
+  std::vector<std::string> first = slice;
+  first.insert(first.end(), {"--oracle", "kernelbench-v0.1", "--out", (base / "run").string()});
+  const auto r0 = audit(first, KAUDIT_TEST_CACHE);
+  ASSERT_EQ(r0.exit_code, 0) << r0.err;
+
+  const auto added = audit({"--from", (base / "run").string(), "--oracle", (base / "kb-loose.json").string(), "--out",
+                            (base / "added").string()},
+                           base / "cold-cache-1");
+  ASSERT_EQ(added.exit_code, 0) << added.err;
+  std::vector<std::string> direct_args = slice;
+  direct_args.insert(direct_args.end(), {"--oracle", (base / "kb-loose.json").string(), "--out", (base / "direct").string()});
+  const auto direct = audit(direct_args, base / "cold-cache-2");
+  ASSERT_EQ(direct.exit_code, 0) << direct.err;
+
+  const json added_summary = read_json(base / "added" / "summary.json");
+  ASSERT_EQ(added_summary["oracles"].size(), 2u);
+  EXPECT_EQ(added_summary["oracles"][0]["oracle"], "kernelbench-v0.1");
+  EXPECT_EQ(added_summary["oracles"][1]["oracle"], "kb-loose");
+  const json direct_summary = read_json(base / "direct" / "summary.json");
+  for (const char* part : {"faults", "per_family", "kills_by_cause", "witness_mode", "false_kill_list"})
+    EXPECT_EQ(added_summary["oracles"][1][part], direct_summary["oracles"][0][part]) << part;
+  const std::size_t added_runs = added_summary["added_oracles"][0]["runs"];
+  EXPECT_LT(added_runs, direct_summary["runs"].get<std::size_t>()) << "the run's rows should stand in for the witness search";
+  // Every mutant: the run's verdicts kept, the new oracle's equal to the direct audit's.
+  std::map<std::string, json> direct_rows;
+  {
+    std::ifstream in(base / "direct" / "kill-matrix.jsonl");
+    for (std::string line; std::getline(in, line);) direct_rows[json::parse(line)["id"]] = json::parse(line);
+  }
+  std::ifstream in(base / "added" / "kill-matrix.jsonl");
+  std::size_t rows = 0;
+  for (std::string line; std::getline(in, line); ++rows) {
+    const json j = json::parse(line);
+    ASSERT_TRUE(direct_rows.count(j["id"])) << j["id"];
+    const json& d = direct_rows[j["id"]];
+    EXPECT_EQ(j["witnessed"], d["witnessed"]) << j["id"];
+    const auto verdict = [](const json& row, const char* field) {  // absent for an unwitnessed mutant
+      return row.value(field, json::object()).value("kb-loose", false);
+    };
+    EXPECT_EQ(verdict(j, "killed_by"), verdict(d, "killed_by")) << j["id"];
+    EXPECT_EQ(verdict(j, "strict_killed_by"), verdict(d, "strict_killed_by")) << j["id"];
+    if (j["witnessed"]) {
+      EXPECT_TRUE(j["killed_by"].contains("kernelbench-v0.1")) << j["id"];
+    }
+  }
+  EXPECT_EQ(rows, direct_rows.size());
+
+  // Refused before any work: an oracle the run scored, a setting the run fixes, trials outside its pool.
+  const auto again = audit({"--from", (base / "run").string(), "--oracle", "kernelbench-v0.1"}, KAUDIT_TEST_CACHE);
+  EXPECT_EQ(again.exit_code, 2);
+  EXPECT_NE(again.err.find("already scored 'kernelbench-v0.1'"), std::string::npos) << again.err;
+  const auto setting = audit({"--from", (base / "run").string(), "--oracle", "kernelbench", "--timeout", "5"}, KAUDIT_TEST_CACHE);
+  EXPECT_EQ(setting.exit_code, 2);
+  EXPECT_NE(setting.err.find("--from takes --timeout from the run"), std::string::npos) << setting.err;
+  const auto outside = audit({"--from", (base / "run").string(), "--oracle", (base / "kb-stray.json").string()}, KAUDIT_TEST_CACHE);
+  EXPECT_EQ(outside.exit_code, 2);
+  EXPECT_NE(outside.err.find("is not in the run's pool"), std::string::npos) << outside.err;
+  kaudit::remove_tree(base);
+}

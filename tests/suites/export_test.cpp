@@ -12,7 +12,7 @@
 
 #include "common/process.h"
 #include "corpus/corpus.h"
-#include "cover/export.h"
+#include "suites/export.h"
 #include "oracle/recipes.h"
 #include "common/files.h"
 

@@ -1,4 +1,4 @@
-#include "cover/cover.h"
+#include "suites/cover.h"
 
 #include <set>
 #include <stdexcept>

@@ -1,4 +1,4 @@
-#include "cover/suite.h"
+#include "suites/suite.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -6,7 +6,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "cover/cover.h"
+#include "suites/cover.h"
 
 namespace kaudit::cover {
 

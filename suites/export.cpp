@@ -1,4 +1,4 @@
-#include "cover/export.h"
+#include "suites/export.h"
 
 #include <fstream>
 #include <sstream>

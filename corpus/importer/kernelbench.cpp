@@ -1,4 +1,4 @@
-#include "importer/kernelbench.h"
+#include "corpus/importer/kernelbench.h"
 
 #include <unistd.h>
 

@@ -1,4 +1,4 @@
-#include "regress/diff.h"
+#include "reports/diff.h"
 
 #include "reports/run_files.h"
 

@@ -1,11 +1,11 @@
-// Greedy set cover (cover/cover.h) on hand-made kill matrices: the choices, their order, the
+// Greedy set cover (suites/cover.h) on hand-made kill matrices: the choices, their order, the
 // tie-breaks, budgets, and the reproducible held-out split.
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "cover/cover.h"
+#include "suites/cover.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// kaudit::regress -- tolerance-regression tools: `kaudit diff` and `kaudit sweep`.
+// kaudit::regress (reports/diff.h) -- tolerance-regression tools: `kaudit diff` and `kaudit sweep`.
 //
 // A side of a diff is one oracle's verdicts on one audit: per mutant whether it is witnessed and
 // whether the oracle kills it, plus the oracle's false kills. Sides come from a run made here

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "regress/diff.h"
+#include "reports/diff.h"
 
 namespace {
 
