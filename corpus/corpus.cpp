@@ -389,9 +389,18 @@ void parse_inputs(Ctx& ctx, const json& j, Task& t, const std::set<std::string>&
       if (!t.dims.count(in.index_dim) && !bad_dims.count(in.index_dim))
         ctx.error(dp, what + ": unknown dim '" + in.index_dim + "' in domain '" + domain + "'",
                   "declared dims: " + join(keys_of(t.dims)));
+    } else if (domain == "symmetric" || domain == "lower-triangular" || domain == "upper-triangular") {
+      in.domain = domain == "symmetric" ? Domain::Symmetric
+                  : domain == "lower-triangular" ? Domain::LowerTriangular : Domain::UpperTriangular;
+      const std::size_t rank = in.shape.size();
+      if (e.contains("shape") && e["shape"].is_array() && e["shape"].size() < 2)
+        ctx.error(dp, what + ": a " + domain + " input needs at least two dimensions (its trailing matrix)");
+      else if (in.domain == Domain::Symmetric && rank >= 2 && in.shape[rank - 2] != in.shape[rank - 1])
+        ctx.error(dp, what + ": a symmetric input needs a square trailing matrix",
+                  "make the last two shape entries the same dim (e.g. [\"N\", \"N\"])");
     } else {
       ctx.error(dp, what + ": unknown domain '" + domain + "'",
-                "use one of: real, positive, probability, index:<DIM>");
+                "use one of: real, positive, probability, index:<DIM>, symmetric, lower-triangular, upper-triangular");
     }
     if (!in.dtype.empty() && in.dtype != "int64" && in.domain == Domain::Index)
       ctx.error(dp, what + ": domain index:<DIM> needs dtype int64");
@@ -506,6 +515,12 @@ const char* domain_name(Domain d) {
       return "probability";
     case Domain::Index:
       return "index";
+    case Domain::Symmetric:
+      return "symmetric";
+    case Domain::LowerTriangular:
+      return "lower-triangular";
+    case Domain::UpperTriangular:
+      return "upper-triangular";
   }
   return "?";
 }

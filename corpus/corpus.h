@@ -43,6 +43,11 @@ enum class Domain {
   Positive,     // strictly > 0 (argument of log, sqrt, divisor...)
   Probability,  // each row (last dim) positive and summing to 1
   Index,        // int64 class indices in [0, value of InputSpec::index_dim)
+  // Structured matrices (the trailing two dims; leading dims are a batch): what KernelBench's
+  // problems build with `(A + A.T) / 2`, `torch.tril(...)` and `torch.triu(...)`.
+  Symmetric,        // each trailing [N, N] matrix equals its transpose (the last two dims must be one)
+  LowerTriangular,  // zero above the diagonal (torch.tril)
+  UpperTriangular,  // zero below the diagonal (torch.triu)
 };
 
 // One element of a symbolic shape: a dim name or an integer literal.

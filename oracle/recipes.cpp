@@ -130,6 +130,28 @@ void values_into(const corpus::Task& task, const Recipe& r, size_t index, const 
     }
   });
 
+  // Structured matrices: each trailing [rows, cols] matrix, values as drawn above, then mirrored
+  // (the lower triangle takes the upper's) or zeroed on one side of the diagonal. A row writes
+  // only its own lower or upper part and reads only the upper one: rows run side by side.
+  if (in.domain == corpus::Domain::Symmetric || in.domain == corpus::Domain::LowerTriangular ||
+      in.domain == corpus::Domain::UpperTriangular) {
+    const int64_t rows = shape.at(shape.size() - 2), cols = shape.back();
+    const corpus::Domain d = in.domain;
+    at::parallel_for(0, rows > 0 && cols > 0 ? n / cols : 0, std::max<int64_t>(1, kGrain / std::max<int64_t>(cols, 1)),
+                     [&](int64_t b, int64_t e) {
+      for (int64_t r = b; r < e; ++r) {
+        const int64_t i = r % rows;
+        T* row = v + r * cols;
+        const T* matrix = v + (r - i) * cols;
+        for (int64_t j = 0; j < cols; ++j) {
+          if (d == corpus::Domain::Symmetric && j < i) row[j] = matrix[j * cols + i];
+          if (d == corpus::Domain::LowerTriangular && j > i) row[j] = T(0);
+          if (d == corpus::Domain::UpperTriangular && j < i) row[j] = T(0);
+        }
+      }
+    });
+  }
+
   if (in.domain == corpus::Domain::Probability && !shape.empty() && shape.back() > 0) {
     if constexpr (!std::is_same_v<T, double>) {
       throw std::logic_error("values_into: probabilities are normalised in double");

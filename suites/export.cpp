@@ -89,6 +89,18 @@ def _values(recipe, stream, spec):
         if spec["domain"] == "positive":
             x = math.fabs(x) + 1e-3
         out.append(x)
+    if spec["domain"] in ("symmetric", "lower-triangular", "upper-triangular"):
+        rows, cols = shape[-2], shape[-1]
+        for r in range(n // cols if rows > 0 and cols > 0 else 0):
+            i = r % rows
+            first = (r - i) * cols
+            for j in range(cols):
+                if spec["domain"] == "symmetric" and j < i:
+                    out[r * cols + j] = out[first + j * cols + i]
+                elif spec["domain"] == "lower-triangular" and j > i:
+                    out[r * cols + j] = 0.0
+                elif spec["domain"] == "upper-triangular" and j < i:
+                    out[r * cols + j] = 0.0
     if spec["domain"] == "probability" and shape and shape[-1] > 0:
         row = shape[-1]
         for i in range(n // row):

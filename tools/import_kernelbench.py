@@ -17,6 +17,7 @@ Only the Python standard library is used.
 """
 import argparse
 import ast
+import copy
 import hashlib
 import json
 import math
@@ -172,16 +173,29 @@ def params_of(fn):
     return names[1:] if names and names[0] == "self" else names
 
 
+class _Substitute(ast.NodeTransformer):
+    """Names of earlier local assignments replaced by (copies of) their values."""
+
+    def __init__(self, local):
+        self.local = local
+
+    def visit_Name(self, node):
+        if node.id in self.local:
+            return copy.deepcopy(self.local[node.id])
+        return node
+
+
 def returned_list(path, fn):
-    """The expressions of `return [a, b, ...]`, with simple local assignments substituted."""
+    """The expressions of `return [a, b, ...]`, with local assignments substituted: a name
+    re-assigned from itself (`A = (A + A.T) / 2`, `A = torch.tril(A)`) refers to its value before."""
     local = {}
     for stmt in fn.body:
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
-            local[stmt.targets[0].id] = stmt.value
+            local[stmt.targets[0].id] = _Substitute(local).visit(copy.deepcopy(stmt.value))
         elif isinstance(stmt, ast.Return):
             v = stmt.value
             if isinstance(v, (ast.List, ast.Tuple)):
-                return [local.get(e.id, e) if isinstance(e, ast.Name) else e for e in v.elts]
+                return [_Substitute(local).visit(copy.deepcopy(e)) for e in v.elts]
             raise Unsupported(path, stmt, "return", f"{fn.name}() must return a list literal")
         elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
             continue  # docstring
@@ -281,12 +295,62 @@ class Problem:
                 shape += self._dim(a, True)
         return shape
 
+    @staticmethod
+    def _transposed(node):
+        """X for `X.T`, `X.t()`, `X.mT` or `X.transpose(0, 1)` / `(-1, -2)` / `(-2, -1)`, else None."""
+        if isinstance(node, ast.Attribute) and node.attr in ("T", "mT"):
+            return node.value
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and not node.keywords:
+            if node.func.attr == "t" and not node.args:
+                return node.func.value
+            if node.func.attr == "transpose" and len(node.args) == 2 and all(
+                    isinstance(a, (ast.Constant, ast.UnaryOp)) for a in node.args):
+                pair = sorted(ast.literal_eval(a) for a in node.args)
+                if pair in ([0, 1], [-2, -1]):
+                    return node.func.value
+        return None
+
+    def _structured(self, node):
+        """(domain, X) for a symmetric or triangular matrix built from the tensor expression X:
+        `(X + X.T) / 2` (or `* 0.5`, `0.5 * (...)`, `X.T + X`), `torch.tril(X)`, `torch.triu(X)`."""
+        fn = dotted(node.func) if isinstance(node, ast.Call) else None
+        if fn in ("torch.tril", "torch.triu") and len(node.args) == 1 and not node.keywords:
+            return ("lower-triangular" if fn == "torch.tril" else "upper-triangular"), node.args[0]
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Div, ast.Mult)):
+            halves = [(node.left, node.right)] if isinstance(node.op, ast.Div) else \
+                [(node.left, node.right), (node.right, node.left)]
+            for total, factor in halves:
+                try:
+                    f = self.consts.eval(factor)
+                except (KeyError, ValueError):
+                    continue
+                if f != (2 if isinstance(node.op, ast.Div) else 0.5):
+                    continue
+                if isinstance(total, ast.BinOp) and isinstance(total.op, ast.Add):
+                    for x, xt in ((total.left, total.right), (total.right, total.left)):
+                        inner = self._transposed(xt)
+                        if inner is not None and ast.dump(inner) == ast.dump(x):
+                            return "symmetric", x
+        return None
+
     def _input(self, name, node):
         spec = {"name": name, "dtype": "float32", "shape": [], "domain": "real"}
         chain = []
-        while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and dotted(node.func) is None:
+        while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and dotted(node.func) is None \
+                and self._transposed(node) is None:
             chain.append(node)  # method calls on a tensor expression: x.cuda(), .half(), .softmax(...)
             node = node.func.value
+        structured = self._structured(node)
+        if structured is not None:
+            domain, inner = structured
+            spec = self._input(name, inner)
+            if spec["domain"] != "real" or spec["dtype"] not in ("float32", "float16") or len(spec["shape"]) < 2:
+                raise Unsupported(self.path, node, domain, f"cannot generate input `{src_of(self.text, node)}`",
+                                  f"a {domain} input is built from a real float matrix (torch.randn/rand)")
+            if domain == "symmetric" and spec["shape"][-1] != spec["shape"][-2]:
+                raise Unsupported(self.path, node, domain, f"`{src_of(self.text, node)}` is not square")
+            spec["domain"] = domain
+            return self._methods(spec, chain)
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):  # torch.rand(...) + c
             try:
                 c = self.consts.eval(node.right)
@@ -320,6 +384,10 @@ class Problem:
         else:
             raise Unsupported(self.path, node, fn or "call", f"cannot generate input `{src_of(self.text, node)}`",
                               "inputs must be torch.rand/randn/randint(...) calls")
+        return self._methods(spec, chain)
+
+    def _methods(self, spec, chain):
+        """The tensor methods applied to a generated input, innermost first: dtypes and domains."""
         for call in reversed(chain):
             m = call.func.attr
             if m in ("cuda", "contiguous", "to", "detach", "requires_grad_"):
@@ -332,6 +400,8 @@ class Problem:
                 spec["domain"] = "probability"
             elif m == "abs":
                 spec["domain"] = "positive"
+            elif m in ("tril", "triu") and not call.args and spec["domain"] == "real" and len(spec["shape"]) >= 2:
+                spec["domain"] = "lower-triangular" if m == "tril" else "upper-triangular"
             else:
                 raise Unsupported(self.path, call, "." + m, f"cannot generate input `{src_of(self.text, call)}`")
         return spec
@@ -419,7 +489,7 @@ class Problem:
             "notes": ("imported by kaudit import kernelbench: dims are the problem's module-level constants; "
                       "'small' halves the largest input dims until the inputs hold at most 2^18 elements; "
                       "input domains are read from get_inputs() (rand/randn: real; softmax: probability; "
-                      "abs or rand()+c: positive)"),
+                      "abs or rand()+c: positive; (A + A.T) / 2: symmetric; torch.tril/triu: triangular)"),
         }
         return task
 

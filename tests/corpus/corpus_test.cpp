@@ -53,10 +53,11 @@ LoadResult* GoodCorpus::result_ = nullptr;
 
 TEST_F(GoodCorpus, LoadsWithoutDiagnostics) {
   EXPECT_TRUE(result_->ok()) << dump(*result_);
-  ASSERT_EQ(corpus().tasks.size(), 3u);
+  ASSERT_EQ(corpus().tasks.size(), 4u);
   EXPECT_EQ(corpus().tasks[0].name, "linear_relu");  // sorted by name
   EXPECT_EQ(corpus().tasks[1].name, "mixed");
   EXPECT_EQ(corpus().tasks[2].name, "relu");
+  EXPECT_EQ(corpus().tasks[3].name, "structured");
   ASSERT_EQ(corpus().kernels.size(), 2u);
   EXPECT_EQ(corpus().kernels[0].id(), "linear_relu/lin_naive");
   EXPECT_EQ(corpus().kernels[1].id(), "relu/relu_simple");
@@ -105,6 +106,13 @@ TEST_F(GoodCorpus, DomainsAndLiterals) {
   EXPECT_EQ(t->inputs[2].dtype, "int64");
   EXPECT_EQ(t->inputs[3].dtype, "float16");
   EXPECT_EQ(std::get<int64_t>(t->inputs[3].shape[0]), 2);  // integer literal in a shape
+  const Task* s = corpus().find_task("structured");
+  ASSERT_NE(s, nullptr);
+  ASSERT_EQ(s->inputs.size(), 3u);
+  EXPECT_EQ(s->inputs[0].domain, Domain::Symmetric);
+  EXPECT_EQ(s->inputs[1].domain, Domain::LowerTriangular);
+  EXPECT_EQ(s->inputs[2].domain, Domain::UpperTriangular);
+  EXPECT_STREQ(domain_name(Domain::LowerTriangular), "lower-triangular");
   ASSERT_EQ(t->init_inputs.size(), 3u);
   EXPECT_DOUBLE_EQ(std::get<double>(t->init_inputs[0]), 1e-5);  // real literal
   EXPECT_EQ(std::get<int64_t>(t->init_inputs[1]), 3);           // integer literal
@@ -415,6 +423,19 @@ TEST(CorpusLoader, SingleTaskErrors) {
   EXPECT_EQ(d2[0].line, 2);
   EXPECT_NE(d2[1].message.find("unknown dim 'K'"), std::string::npos);
   EXPECT_EQ(d2[1].line, 3);
+  // a symmetric matrix that is not square, a triangular "matrix" of one dimension
+  auto d_structured = try_json(
+      "{\n  \"inputs\": [{\"name\": \"x\", \"dtype\": \"float32\", \"shape\": "
+      "[\"N\", 3], \"domain\": \"symmetric\"},\n   {\"name\": \"t\", \"dtype\": "
+      "\"float32\", \"shape\": [\"N\"], \"domain\": \"lower-triangular\"}],\n  \"dims\": "
+      "{\"N\": {\"min\": 1}},\n" +
+      tail);
+  ASSERT_EQ(d_structured.size(), 2u);
+  EXPECT_NE(d_structured[0].message.find("a symmetric input needs a square trailing matrix"), std::string::npos);
+  EXPECT_NE(d_structured[0].fix.find("[\"N\", \"N\"]"), std::string::npos);
+  EXPECT_EQ(d_structured[0].line, 2);
+  EXPECT_NE(d_structured[1].message.find("a lower-triangular input needs at least two dimensions"), std::string::npos);
+  EXPECT_EQ(d_structured[1].line, 3);
   // duplicate input, unknown init dim, only one odd shape, max below min
   auto d3 = try_json(
       "{\n  \"inputs\": [{\"name\": \"x\", \"dtype\": \"float32\", \"shape\": [\"N\"]},\n"

@@ -349,3 +349,37 @@ TEST(Recipes, AFloatInputIsTheDoubleValuesRoundedOnce) {
     EXPECT_TRUE(bit_identical(got, want)) << "distribution " << static_cast<int>(d);
   }
 }
+
+// Symmetric, lower- and upper-triangular inputs stay so under every recipe, hostile ones included
+// (the patterns write by element index; the structure is applied after them), in float16 too.
+TEST(Recipes, StructuredMatricesKeepTheirStructureUnderEveryRecipe) {
+  const auto& t = task("structured");
+  std::vector<Recipe> recipes = oracle::gate_recipes(t);
+  for (const auto& r : oracle::pattern_recipes()) recipes.push_back(r);
+  Recipe hostile = recipe(Distribution::Normal, 5);
+  hostile.scale = 1e4;
+  hostile.negate = true;
+  recipes.push_back(hostile);
+  for (const auto& r : recipes) {
+    const auto in = oracle::make_inputs(t, r);
+    ASSERT_EQ(in.size(), 3u);
+    EXPECT_TRUE(bit_identical(in[0], in[0].transpose(-1, -2).contiguous())) << r.name;
+    EXPECT_TRUE(bit_identical(in[1], at::tril(in[1]))) << r.name;
+    EXPECT_EQ(in[2].scalar_type(), at::kHalf);
+    EXPECT_TRUE(bit_identical(in[2], at::triu(in[2]))) << r.name;
+    // The kept part is the generator's: off the diagonal, not all zero (but for 1x1 and constant inputs).
+    if (in[1].size(0) > 2 && r.distribution == Distribution::Normal) {
+      EXPECT_GT(at::tril(in[1], -1).abs().sum().item<double>(), 0.0) << r.name;
+    }
+  }
+  // The upper triangle of a symmetric matrix is what a real input of that shape would hold.
+  const corpus::Assignment dims = oracle::dims_for(t, recipe(Distribution::Normal, 9));
+  const auto v = oracle::make_values(t, recipe(Distribution::Normal, 9), 0, dims);
+  const int64_t n = dims.at("N");
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = i; j < n; ++j) {
+      EXPECT_EQ(v[i * n + j], v[j * n + i]);
+      EXPECT_EQ(v[i * n + j], oracle::rng::normal(9, 0, static_cast<uint64_t>(i * n + j)));
+      if (::testing::Test::HasFailure()) return;
+    }
+}

@@ -54,6 +54,17 @@ oracle::OracleSpec suite() {
   relu.push_back(t);
   s.task_trials["mixed"] = mixed;
   s.task_trials["relu"] = relu;
+  std::vector<oracle::Recipe> structured;  // symmetric and triangular inputs, batched and rectangular
+  for (const char* preset : {"small", "odd:0", "odd:1"}) {
+    oracle::Recipe r;
+    r.name = std::string("structured-") + preset;
+    r.distribution = oracle::Distribution::Normal;
+    r.seed = static_cast<uint64_t>(seed++);
+    r.preset = preset;
+    structured.push_back(r);
+  }
+  structured[1].distribution = oracle::parse_distribution("constant_rows");
+  s.task_trials["structured"] = structured;
   return s;
 }
 
@@ -64,11 +75,11 @@ TEST(Export, KernelbenchHiddenModulesRegenerateTheTensorsBitForBit) {
   fs::remove_all(out);
   const auto s = suite();
   const auto files = cover::export_suite(s, fixture_corpus(), "kernelbench-hidden", out);
-  ASSERT_EQ(files.size(), 2u);
+  ASSERT_EQ(files.size(), 3u);
   // A driver imports each module and dumps every tensor's bytes and the init inputs.
   std::ofstream(out / "dump.py") << R"py(
 import importlib.util, json, sys, torch
-for name in ["mixed", "relu"]:
+for name in ["mixed", "relu", "structured"]:
     spec = importlib.util.spec_from_file_location(name, sys.argv[1] + "/" + name + ".py")
     m = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(m)
