@@ -318,7 +318,7 @@ void parse_inputs(Ctx& ctx, const json& j, Task& t, const std::set<std::string>&
     return;
   }
   std::set<std::string> seen;
-  const std::vector<std::string> dtypes = {"float32", "float16", "int64"};
+  const std::vector<std::string> dtypes = {"float32", "float16", "int64", "bool"};
   for (size_t i = 0; i < j.size(); ++i) {
     const json& e = j[i];
     std::string p = JsonLocator::child(ptr, i);
@@ -389,6 +389,8 @@ void parse_inputs(Ctx& ctx, const json& j, Task& t, const std::set<std::string>&
       if (!t.dims.count(in.index_dim) && !bad_dims.count(in.index_dim))
         ctx.error(dp, what + ": unknown dim '" + in.index_dim + "' in domain '" + domain + "'",
                   "declared dims: " + join(keys_of(t.dims)));
+    } else if (domain == "mask") {
+      in.domain = Domain::Mask;
     } else if (domain == "symmetric" || domain == "lower-triangular" || domain == "upper-triangular") {
       in.domain = domain == "symmetric" ? Domain::Symmetric
                   : domain == "lower-triangular" ? Domain::LowerTriangular : Domain::UpperTriangular;
@@ -400,7 +402,8 @@ void parse_inputs(Ctx& ctx, const json& j, Task& t, const std::set<std::string>&
                   "make the last two shape entries the same dim (e.g. [\"N\", \"N\"])");
     } else {
       ctx.error(dp, what + ": unknown domain '" + domain + "'",
-                "use one of: real, positive, probability, index:<DIM>, symmetric, lower-triangular, upper-triangular");
+                "use one of: real, positive, probability, index:<DIM>, symmetric, lower-triangular, upper-triangular, "
+                "mask");
     }
     if (!in.dtype.empty() && in.dtype != "int64" && in.domain == Domain::Index)
       ctx.error(dp, what + ": domain index:<DIM> needs dtype int64");
@@ -408,6 +411,11 @@ void parse_inputs(Ctx& ctx, const json& j, Task& t, const std::set<std::string>&
       ctx.error(e.contains("domain") ? dp : JsonLocator::child(p, "dtype"),
                 what + ": an int64 input needs domain \"index:<DIM>\"",
                 "class indices are drawn in [0, DIM); name the dim giving DIM");
+    if (!in.dtype.empty() && in.dtype != "bool" && in.domain == Domain::Mask)
+      ctx.error(dp, what + ": domain mask needs dtype bool");
+    if (in.dtype == "bool" && in.domain != Domain::Mask)
+      ctx.error(e.contains("domain") ? dp : JsonLocator::child(p, "dtype"), what + ": a bool input needs domain \"mask\"",
+                "a mask's elements are true with probability 1/2");
     t.inputs.push_back(std::move(in));
   }
 }
@@ -502,6 +510,7 @@ int dtype_size(const std::string& dtype) {
   if (dtype == "float32") return 4;
   if (dtype == "float16") return 2;
   if (dtype == "int64") return 8;
+  if (dtype == "bool") return 1;
   throw std::invalid_argument("unknown dtype '" + dtype + "'");
 }
 
@@ -521,6 +530,8 @@ const char* domain_name(Domain d) {
       return "lower-triangular";
     case Domain::UpperTriangular:
       return "upper-triangular";
+    case Domain::Mask:
+      return "mask";
   }
   return "?";
 }

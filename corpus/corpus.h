@@ -48,6 +48,7 @@ enum class Domain {
   Symmetric,        // each trailing [N, N] matrix equals its transpose (the last two dims must be one)
   LowerTriangular,  // zero above the diagonal (torch.tril)
   UpperTriangular,  // zero below the diagonal (torch.triu)
+  Mask,             // bool, each element true with probability 1/2 (a masked op's mask)
 };
 
 // One element of a symbolic shape: a dim name or an integer literal.
@@ -56,7 +57,7 @@ using ShapeEntry = std::variant<std::string, int64_t>;
 // A positional argument of Model.forward.
 struct InputSpec {
   std::string name;
-  std::string dtype;  // "float32" | "float16" | "int64" (validated at load)
+  std::string dtype;  // "float32" | "float16" | "int64" | "bool" (validated at load)
   std::vector<ShapeEntry> shape;
   Domain domain = Domain::Real;
   std::string index_dim;  // only for Domain::Index: the dim giving the exclusive upper bound

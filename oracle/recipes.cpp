@@ -117,6 +117,13 @@ void values_into(const corpus::Task& task, const Recipe& r, size_t index, const 
     return;
   }
 
+  if (in.domain == corpus::Domain::Mask) {
+    at::parallel_for(0, n, kGrain, [&](int64_t b, int64_t e) {
+      for (int64_t k = b; k < e; ++k) v[k] = static_cast<T>(rng::uniform01(r.seed, stream, k) < 0.5 ? 1 : 0);
+    });
+    return;
+  }
+
   const bool positive = in.domain == corpus::Domain::Positive;
   const uint64_t row = shape.empty() || shape.back() < 1 ? 1 : static_cast<uint64_t>(shape.back());
   at::parallel_for(0, n, kGrain, [&](int64_t b, int64_t e) {
@@ -185,6 +192,7 @@ at::ScalarType scalar_type_of(const std::string& dtype) {
   if (dtype == "float32") return at::kFloat;
   if (dtype == "float16") return at::kHalf;
   if (dtype == "int64") return at::kLong;
+  if (dtype == "bool") return at::kBool;
   throw std::invalid_argument("unknown dtype '" + dtype + "'");
 }
 

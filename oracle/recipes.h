@@ -31,6 +31,7 @@
 //   Positive     |x| + 1e-3                      (so negated or large recipes stay legal)
 //   Probability  softmax over the last dim, then (p + 1e-6) / (1 + n 1e-6)   (strictly positive)
 //   Index:D      floor(u(k) * D)                 (the distribution is ignored)
+//   Mask         u(k) < 0.5                      (bool; the distribution is ignored)
 //   Symmetric    per trailing [n, n] matrix, element (i, j) with j < i takes (j, i)'s value
 //   LowerTriangular, UpperTriangular   elements with j > i (lower), or j < i (upper), are 0
 // Values are computed in double and cast once to the input's dtype (round to nearest even).

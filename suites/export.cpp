@@ -65,7 +65,7 @@ def _base(dist, seed, stream, k, row):
     raise ValueError("unknown distribution " + dist)
 
 
-_DTYPES = {"float32": torch.float32, "float16": torch.float16, "int64": torch.int64}
+_DTYPES = {"float32": torch.float32, "float16": torch.float16, "int64": torch.int64, "bool": torch.bool}
 
 
 def _values(recipe, stream, spec):
@@ -77,6 +77,8 @@ def _values(recipe, stream, spec):
     if spec["domain"] == "index":
         hi = float(spec["index_bound"])
         return [min(math.floor(_uniform01(seed, stream, k) * hi), hi - 1) for k in range(n)]
+    if spec["domain"] == "mask":
+        return [1.0 if _uniform01(seed, stream, k) < 0.5 else 0.0 for k in range(n)]
     row = shape[-1] if shape and shape[-1] >= 1 else 1
     out = []
     for k in range(n):

@@ -206,7 +206,7 @@ def returned_list(path, fn):
 
 # ---- the problem file: inputs, init inputs, dims -------------------------------------------------
 TORCH_DTYPES = {"float32": "float32", "float": "float32", "float16": "float16", "half": "float16",
-                "int64": "int64", "long": "int64"}
+                "int64": "int64", "long": "int64", "bool": "bool"}
 
 
 def dtype_of(node):
@@ -284,7 +284,30 @@ class Problem:
         raise Unsupported(self.path, node, "shape", "a tensor dimension must be a module-level integer constant "
                           f"or a literal, not `{src_of(self.text, node)}`")
 
+    def _shape_of(self, node):
+        """The shape of another generated tensor, for `x.shape` / `x.size()` (x substituted by its
+        value in get_inputs()), else None."""
+        if isinstance(node, ast.Attribute) and node.attr == "shape":
+            x = node.value
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "size" \
+                and not node.args:
+            x = node.func.value
+        else:
+            return None
+        while isinstance(x, ast.Call) and isinstance(x.func, ast.Attribute) and dotted(x.func) is None:
+            x = x.func.value  # x.cuda(), x.half(): the same shape
+        fn = dotted(x.func) if isinstance(x, ast.Call) else None
+        if fn in ("torch.randn", "torch.rand"):
+            return self._shape(x.args)
+        if fn == "torch.randint" and len(x.args) in (2, 3):
+            return self._shape([x.args[-1]])
+        return None
+
     def _shape(self, args):
+        if len(args) == 1:
+            other = self._shape_of(args[0])
+            if other is not None:
+                return other
         if len(args) == 1 and isinstance(args[0], (ast.Tuple, ast.List)):
             args = args[0].elts
         shape = []
@@ -340,6 +363,14 @@ class Problem:
                 and self._transposed(node) is None:
             chain.append(node)  # method calls on a tensor expression: x.cuda(), .half(), .softmax(...)
             node = node.func.value
+        if isinstance(node, ast.Compare) and len(node.ops) == 1 and \
+                isinstance(node.ops[0], (ast.Gt, ast.Lt, ast.GtE, ast.LtE)):  # torch.rand(...) > 0.5
+            spec = self._input(name, node.left)
+            if spec["dtype"] not in ("float32", "float16") or spec["domain"] != "real":
+                raise Unsupported(self.path, node, "mask", f"cannot generate input `{src_of(self.text, node)}`",
+                                  "a mask compares torch.rand/randn(...) with a number")
+            spec["dtype"], spec["domain"] = "bool", "mask"
+            return self._methods(spec, chain)
         structured = self._structured(node)
         if structured is not None:
             domain, inner = structured
@@ -393,9 +424,13 @@ class Problem:
             if m in ("cuda", "contiguous", "to", "detach", "requires_grad_"):
                 if m == "to" and call.args and dtype_of(call.args[0]):
                     spec["dtype"] = dtype_of(call.args[0])
+                    if spec["dtype"] == "bool":
+                        spec["domain"] = "mask"
                 continue
             if m in ("half", "float", "long"):
                 spec["dtype"] = {"half": "float16", "float": "float32", "long": "int64"}[m]
+            elif m == "bool":  # torch.randint(0, 2, shape).bool(): each element true with probability 1/2
+                spec["dtype"], spec["domain"] = "bool", "mask"
             elif m == "softmax":
                 spec["domain"] = "probability"
             elif m == "abs":
@@ -489,7 +524,8 @@ class Problem:
             "notes": ("imported by kaudit import kernelbench: dims are the problem's module-level constants; "
                       "'small' halves the largest input dims until the inputs hold at most 2^18 elements; "
                       "input domains are read from get_inputs() (rand/randn: real; softmax: probability; "
-                      "abs or rand()+c: positive; (A + A.T) / 2: symmetric; torch.tril/triu: triangular)"),
+                      "abs or rand()+c: positive; (A + A.T) / 2: symmetric; torch.tril/triu: triangular; "
+                      ".bool() or rand() > c: mask, true with probability 1/2)"),
         }
         return task
 

@@ -108,10 +108,12 @@ TEST_F(GoodCorpus, DomainsAndLiterals) {
   EXPECT_EQ(std::get<int64_t>(t->inputs[3].shape[0]), 2);  // integer literal in a shape
   const Task* s = corpus().find_task("structured");
   ASSERT_NE(s, nullptr);
-  ASSERT_EQ(s->inputs.size(), 3u);
+  ASSERT_EQ(s->inputs.size(), 4u);
   EXPECT_EQ(s->inputs[0].domain, Domain::Symmetric);
   EXPECT_EQ(s->inputs[1].domain, Domain::LowerTriangular);
   EXPECT_EQ(s->inputs[2].domain, Domain::UpperTriangular);
+  EXPECT_EQ(s->inputs[3].domain, Domain::Mask);
+  EXPECT_EQ(s->inputs[3].dtype, "bool");
   EXPECT_STREQ(domain_name(Domain::LowerTriangular), "lower-triangular");
   ASSERT_EQ(t->init_inputs.size(), 3u);
   EXPECT_DOUBLE_EQ(std::get<double>(t->init_inputs[0]), 1e-5);  // real literal
@@ -436,6 +438,17 @@ TEST(CorpusLoader, SingleTaskErrors) {
   EXPECT_EQ(d_structured[0].line, 2);
   EXPECT_NE(d_structured[1].message.find("a lower-triangular input needs at least two dimensions"), std::string::npos);
   EXPECT_EQ(d_structured[1].line, 3);
+  // a bool input without the mask domain, a mask of another dtype
+  auto d_mask = try_json(
+      "{\n  \"inputs\": [{\"name\": \"m\", \"dtype\": \"bool\", \"shape\": [\"N\"]},\n"
+      "   {\"name\": \"f\", \"dtype\": \"float32\", \"shape\": [\"N\"], \"domain\": \"mask\"}],\n"
+      "  \"dims\": {\"N\": {\"min\": 1}},\n" +
+      tail);
+  ASSERT_EQ(d_mask.size(), 2u);
+  EXPECT_NE(d_mask[0].message.find("a bool input needs domain \"mask\""), std::string::npos);
+  EXPECT_EQ(d_mask[0].line, 2);
+  EXPECT_NE(d_mask[1].message.find("domain mask needs dtype bool"), std::string::npos);
+  EXPECT_EQ(d_mask[1].line, 3);
   // duplicate input, unknown init dim, only one odd shape, max below min
   auto d3 = try_json(
       "{\n  \"inputs\": [{\"name\": \"x\", \"dtype\": \"float32\", \"shape\": [\"N\"]},\n"

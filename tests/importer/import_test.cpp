@@ -52,11 +52,11 @@ TEST(ImportKernelBench, FixtureFolderImportsVerifiesAndMutates) {
   const json folder = run_import({(kFixtures / "solutions").string(), "--problem", (kFixtures / "problems").string(),
                                   "--into", corpus.string()}, 1);
   auto o = by_solution(folder);
-  ASSERT_EQ(o.size(), 13u) << folder.dump(1);
+  ASSERT_EQ(o.size(), 14u) << folder.dump(1);
   for (const char* ok : {"19_ReLU_basic.py", "19_ReLU_fstring.py", "19_ReLU_two_extensions.py", "23_Softmax_dispatch.py",
                          "36_RMSNorm_eps.py", "90_ElementwiseAdd_two_functions.py", "95_CrossEntropyLoss.py",
                          "16_Matmul_with_transposed_A_view.py", "13_Matmul_for_symmetric_matrices_tiled.py",
-                         "15_Matmul_for_lower_triangular_matrices.py"})
+                         "15_Matmul_for_lower_triangular_matrices.py", "93_Masked_cumsum_rowscan.py"})
     EXPECT_EQ(o[ok]["status"], "imported") << o[ok].dump(1);
   EXPECT_EQ(o["19_ReLU_basic.py"]["task"], "relu");
   EXPECT_EQ(o["95_CrossEntropyLoss.py"]["task"], "crossentropyloss");
@@ -77,7 +77,7 @@ TEST(ImportKernelBench, FixtureFolderImportsVerifiesAndMutates) {
   EXPECT_FALSE(fs::exists(corpus / "kernels" / "relu" / "19_relu_torch_op.cu"));
   EXPECT_EQ(o["76_Linear_ReLU_module.py"]["status"], "unsupported");
   EXPECT_NE(o["76_Linear_ReLU_module.py"]["reason"].get<std::string>().find("no problem file"), std::string::npos);
-  EXPECT_EQ(folder["counts"]["imported"], 10);
+  EXPECT_EQ(folder["counts"]["imported"], 11);
   EXPECT_EQ(folder["counts"]["unverified"], 1);
   EXPECT_EQ(folder["counts"]["unsupported"], 2);
 
@@ -101,7 +101,7 @@ TEST(ImportKernelBench, FixtureFolderImportsVerifiesAndMutates) {
   // The corpus loads without a diagnostic; the unverified kernel is kept apart.
   const auto loaded = kaudit::corpus::load_corpus(corpus);
   for (const auto& d : loaded.diagnostics) ADD_FAILURE() << d.to_string();
-  ASSERT_EQ(loaded.corpus.kernels.size(), 11u);
+  ASSERT_EQ(loaded.corpus.kernels.size(), 12u);
   ASSERT_EQ(loaded.unverified.size(), 1u);
   EXPECT_EQ(loaded.unverified[0].id(), "relu/19_relu_tail_dropped");
   const auto* rms = loaded.corpus.find_kernel("rmsnorm/36_rmsnorm_eps");
@@ -131,6 +131,12 @@ TEST(ImportKernelBench, FixtureFolderImportsVerifiesAndMutates) {
   ASSERT_NE(tri, nullptr);
   EXPECT_EQ(tri->inputs[0].domain, kaudit::corpus::Domain::LowerTriangular);
   EXPECT_EQ(tri->inputs[1].domain, kaudit::corpus::Domain::LowerTriangular);
+  // torch.randint(0, 2, x.shape).bool(): a mask of x's shape, read through the other input.
+  const auto* masked = loaded.corpus.find_task("masked_cumsum");
+  ASSERT_NE(masked, nullptr);
+  EXPECT_EQ(masked->inputs[1].domain, kaudit::corpus::Domain::Mask);
+  EXPECT_EQ(masked->inputs[1].dtype, "bool");
+  EXPECT_EQ(masked->inputs[1].shape, masked->inputs[0].shape);
 
   // Every verified import parses for the mutators and yields mutants (where kaudit has the Clang
   // rule engine, KAUDIT_WITH_CLANG).

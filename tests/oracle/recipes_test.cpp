@@ -351,8 +351,9 @@ TEST(Recipes, AFloatInputIsTheDoubleValuesRoundedOnce) {
 }
 
 // Symmetric, lower- and upper-triangular inputs stay so under every recipe, hostile ones included
-// (the patterns write by element index; the structure is applied after them), in float16 too.
-TEST(Recipes, StructuredMatricesKeepTheirStructureUnderEveryRecipe) {
+// (the patterns write by element index; the structure is applied after them), in float16 too; a
+// mask is bool and half true.
+TEST(Recipes, StructuredMatricesAndMasksKeepTheirDomainUnderEveryRecipe) {
   const auto& t = task("structured");
   std::vector<Recipe> recipes = oracle::gate_recipes(t);
   for (const auto& r : oracle::pattern_recipes()) recipes.push_back(r);
@@ -362,8 +363,15 @@ TEST(Recipes, StructuredMatricesKeepTheirStructureUnderEveryRecipe) {
   recipes.push_back(hostile);
   for (const auto& r : recipes) {
     const auto in = oracle::make_inputs(t, r);
-    ASSERT_EQ(in.size(), 3u);
+    ASSERT_EQ(in.size(), 4u);
     EXPECT_TRUE(bit_identical(in[0], in[0].transpose(-1, -2).contiguous())) << r.name;
+    // The mask: bool, about half true whatever the recipe (the distribution is ignored).
+    EXPECT_EQ(in[3].scalar_type(), at::kBool);
+    if (in[3].numel() >= 1000) {
+      const double kept = in[3].to(at::kDouble).mean().item<double>();
+      EXPECT_GT(kept, 0.45) << r.name;
+      EXPECT_LT(kept, 0.55) << r.name;
+    }
     EXPECT_TRUE(bit_identical(in[1], at::tril(in[1]))) << r.name;
     EXPECT_EQ(in[2].scalar_type(), at::kHalf);
     EXPECT_TRUE(bit_identical(in[2], at::triu(in[2]))) << r.name;
