@@ -914,6 +914,23 @@ class Solution:
                 else:
                     env[target] = value(stmt.value)
                 continue
+            if (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Tuple)
+                    and all(isinstance(e, ast.Name) for e in stmt.targets[0].elts)):
+                # `M, K = A.shape` / `M, K = A.size()`: each name one dim of a task input
+                v, base = stmt.value, None
+                if isinstance(v, ast.Attribute) and v.attr == "shape":
+                    base = v.value
+                elif isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and v.func.attr == "size" \
+                        and not v.args:
+                    base = v.func.value
+                t = value(base) if base is not None else None
+                names = stmt.targets[0].elts
+                if t is None or t[0] != "input" or len(t[2]["shape"]) != len(names):
+                    raise self.err(stmt, "unpacking", f"cannot import `{src_of(self.text, stmt)[:60]}`",
+                                   "only the shape of a task input unpacks, one name per dim")
+                for n, entry in zip(names, t[2]["shape"]):
+                    env[n.id] = ("dim", entry) if isinstance(entry, str) else ("literal", entry)
+                continue
             if isinstance(stmt, ast.Return):
                 v = stmt.value
                 call, index = peel(v)

@@ -132,6 +132,11 @@ TEST(ImportKernelBench, FixtureFolderImportsVerifiesAndMutates) {
   ASSERT_NE(tri, nullptr);
   EXPECT_EQ(tri->inputs[0].domain, kaudit::corpus::Domain::LowerTriangular);
   EXPECT_EQ(tri->inputs[1].domain, kaudit::corpus::Domain::LowerTriangular);
+  // `n, _ = A.shape` in forward: n is the task's dim N.
+  const auto* disp = loaded.corpus.find_kernel("matmul_for_symmetric_matrices/13_matmul_for_symmetric_matrices_dispatch");
+  ASSERT_NE(disp, nullptr);
+  ASSERT_EQ(disp->args.size(), 3u);
+  EXPECT_EQ(std::get<kaudit::corpus::DimRef>(disp->args[2]).name, "N");
   // torch.randint(0, 2, x.shape).bool(): a mask of x's shape, read through the other input.
   const auto* masked = loaded.corpus.find_task("masked_cumsum");
   ASSERT_NE(masked, nullptr);
