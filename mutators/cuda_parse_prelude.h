@@ -147,6 +147,72 @@ cudaError_t cudaFree(void* ptr);
 template <typename T>
 cudaError_t cudaMemcpyToSymbol(const T& symbol, const void* src, size_t count, size_t offset = 0,
                                cudaMemcpyKind kind = cudaMemcpyHostToDevice);
+template <typename T>
+cudaError_t cudaMemcpyToSymbolAsync(const T& symbol, const void* src, size_t count, size_t offset = 0,
+                                    cudaMemcpyKind kind = cudaMemcpyHostToDevice, cudaStream_t stream = 0);
+template <typename T>
+cudaError_t cudaMemcpyFromSymbol(void* dst, const T& symbol, size_t count, size_t offset = 0,
+                                 cudaMemcpyKind kind = cudaMemcpyDeviceToHost);
+// Events, devices, streams, attributes and occupancy: what host wrappers time, query and tune with.
+struct CUevent_st;
+typedef CUevent_st* cudaEvent_t;
+enum cudaDeviceAttr { cudaDevAttrMaxThreadsPerBlock = 1, cudaDevAttrMultiProcessorCount = 16 };
+enum cudaFuncAttribute { cudaFuncAttributeMaxDynamicSharedMemorySize = 8 };
+struct cudaFuncAttributes {
+  size_t sharedSizeBytes;
+  int maxThreadsPerBlock;
+  int numRegs;
+};
+struct cudaDeviceProp {
+  char name[256];
+  int multiProcessorCount;
+  int maxThreadsPerBlock;
+  int warpSize;
+  size_t sharedMemPerBlock;
+  int major, minor;
+};
+const char* cudaGetErrorName(cudaError_t error);
+cudaError_t cudaGetDeviceCount(int* count);
+cudaError_t cudaGetDevice(int* device);
+cudaError_t cudaSetDevice(int device);
+cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device);
+cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device);
+cudaError_t cudaRuntimeGetVersion(int* version);
+cudaError_t cudaMemGetInfo(size_t* free, size_t* total);
+cudaError_t cudaStreamCreate(cudaStream_t* stream);
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned flags);
+cudaError_t cudaStreamDestroy(cudaStream_t stream);
+cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned flags = 0);
+cudaError_t cudaEventCreate(cudaEvent_t* event);
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned flags);
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream = 0);
+cudaError_t cudaEventSynchronize(cudaEvent_t event);
+cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end);
+cudaError_t cudaEventDestroy(cudaEvent_t event);
+template <typename T>
+cudaError_t cudaMalloc(T** ptr, size_t size);
+template <typename T>
+cudaError_t cudaMallocManaged(T** ptr, size_t size, unsigned flags = 1);
+template <typename T>
+cudaError_t cudaMallocHost(T** ptr, size_t size);
+cudaError_t cudaFreeHost(void* ptr);
+cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attr, const void* func);
+template <typename F>
+cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attr, F* func);
+cudaError_t cudaFuncSetAttribute(const void* func, cudaFuncAttribute attr, int value);
+template <typename F>
+cudaError_t cudaFuncSetAttribute(F* func, cudaFuncAttribute attr, int value);
+cudaError_t cudaLaunchKernel(const void* func, dim3 grid, dim3 block, void** args, size_t shared = 0,
+                             cudaStream_t stream = 0);
+template <typename F>
+cudaError_t cudaLaunchKernel(F* func, dim3 grid, dim3 block, void** args, size_t shared = 0, cudaStream_t stream = 0);
+template <typename F>
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, F func, int block_size, size_t shared);
+template <typename F>
+cudaError_t cudaOccupancyMaxPotentialBlockSize(int* min_grid, int* block_size, F func, size_t shared = 0,
+                                               int limit = 0);
+// Device and host printf.
+extern "C" __host__ __device__ int printf(const char* format, ...);
 
 // ---- device intrinsics -------------------------------------------------------------------------
 // __syncthreads is a Clang NVPTX builtin; the rest are declared here.
@@ -251,6 +317,23 @@ KAUDIT_MATH2(copysign)
 KAUDIT_MATH2(hypot)
 #undef KAUDIT_MATH1
 #undef KAUDIT_MATH2
+// pow with an integer exponent: an exact match, as libstdc++'s promoting overloads make it.
+__host__ __device__ double pow(double, int);
+__host__ __device__ float pow(float, int);
+// <cmath>'s names in std.
+namespace std {
+using ::acos; using ::asin; using ::atan; using ::atan2; using ::cbrt; using ::ceil; using ::copysign;
+using ::cos; using ::cosh; using ::erf; using ::erfc; using ::exp; using ::exp2; using ::expm1; using ::fabs;
+using ::floor; using ::fmax; using ::fmin; using ::fmod; using ::hypot; using ::log; using ::log10;
+using ::log1p; using ::log2; using ::pow; using ::rint; using ::round; using ::sin; using ::sinh; using ::sqrt;
+using ::tan; using ::tanh; using ::trunc;
+}  // namespace std
+#define M_PI 3.14159265358979323846
+#define M_E 2.7182818284590452354
+#define M_LN2 0.69314718055994530942
+#define M_SQRT2 1.41421356237309504880
+#define M_SQRT1_2 0.70710678118654752440
+#define M_2_SQRTPI 1.12837916709551257390
 __host__ __device__ float fmaf(float, float, float);
 __host__ __device__ double fma(double, double, double);
 __host__ __device__ float fma(float, float, float);
@@ -436,7 +519,15 @@ class vector {
   explicit vector(size_t n);
   vector(size_t n, const T& value);
   vector(initializer_list<T> l);
+  template <class It>
+  vector(It first, It last);
   void push_back(const T& v);
+  void pop_back();
+  void clear();
+  T* erase(const T* pos);
+  T* erase(const T* first, const T* last);
+  T* insert(const T* pos, const T& v);
+  void assign(size_t n, const T& v);
   template <class... A>
   T& emplace_back(A&&... a);
   void reserve(size_t n);
@@ -477,6 +568,78 @@ string to_string(int v);
 string to_string(long v);
 string to_string(long long v);
 string to_string(double v);
+string operator+(const string& a, const string& b);
+string operator+(const string& a, const char* b);
+string operator+(const char* a, const string& b);
+// <stdexcept>
+class exception {
+ public:
+  virtual ~exception();
+  virtual const char* what() const noexcept;
+};
+#define KAUDIT_EXCEPTION(NAME, BASE)       \
+  class NAME : public BASE {               \
+   public:                                 \
+    explicit NAME(const string& what);     \
+    explicit NAME(const char* what);       \
+  };
+KAUDIT_EXCEPTION(logic_error, exception)
+KAUDIT_EXCEPTION(runtime_error, exception)
+KAUDIT_EXCEPTION(invalid_argument, logic_error)
+KAUDIT_EXCEPTION(out_of_range, logic_error)
+KAUDIT_EXCEPTION(domain_error, logic_error)
+KAUDIT_EXCEPTION(overflow_error, runtime_error)
+#undef KAUDIT_EXCEPTION
+// <iostream>, <sstream>: streams that take anything.
+class ostream {
+ public:
+  template <class T>
+  ostream& operator<<(const T& v);
+  ostream& operator<<(ostream& (*manipulator)(ostream&));
+};
+ostream& endl(ostream& os);
+extern ostream cout, cerr, clog;
+class ostringstream : public ostream {
+ public:
+  string str() const;
+};
+typedef ostringstream stringstream;
+// <type_traits>: what dispatch code tests scalar types with.
+template <class T, T v>
+struct integral_constant {
+  static constexpr T value = v;
+  constexpr operator T() const noexcept { return v; }
+};
+typedef integral_constant<bool, true> true_type;
+typedef integral_constant<bool, false> false_type;
+template <class A, class B>
+struct is_same : false_type {};
+template <class A>
+struct is_same<A, A> : true_type {};
+template <class A, class B>
+inline constexpr bool is_same_v = is_same<A, B>::value;
+template <bool B, class T = void>
+struct enable_if {};
+template <class T>
+struct enable_if<true, T> {
+  typedef T type;
+};
+template <bool B, class T = void>
+using enable_if_t = typename enable_if<B, T>::type;
+template <bool B, class T, class F>
+struct conditional {
+  typedef T type;
+};
+template <class T, class F>
+struct conditional<false, T, F> {
+  typedef F type;
+};
+template <bool B, class T, class F>
+using conditional_t = typename conditional<B, T, F>::type;
+template <class T>
+struct is_floating_point : integral_constant<bool, __is_floating_point(T)> {};
+template <class T>
+inline constexpr bool is_floating_point_v = is_floating_point<T>::value;
 }  // namespace std
 
 // <limits>: numeric_limits for the types kernels use (constexpr, hence host and device in Clang).
@@ -537,12 +700,36 @@ enum class ScalarType : signed char {
 };
 struct Half {
   unsigned short x;
-  Half();
-  Half(float f);
-  operator float() const;
+  __host__ __device__ Half();
+  __host__ __device__ Half(float f);
+  __host__ __device__ operator float() const;
 };
 struct BFloat16 {
   unsigned short x;
+  __host__ __device__ BFloat16();
+  __host__ __device__ BFloat16(float f);
+  __host__ __device__ operator float() const;
+};
+// c10::optional (std::optional in newer torch): an optional tensor argument.
+struct nullopt_t {
+  explicit constexpr nullopt_t(int) {}
+};
+constexpr nullopt_t nullopt{0};
+template <class T>
+class optional {
+ public:
+  optional();
+  optional(nullopt_t);
+  optional(const T& v);
+  bool has_value() const;
+  explicit operator bool() const;
+  T& value();
+  const T& value() const;
+  T value_or(const T& other) const;
+  T& operator*();
+  const T& operator*() const;
+  T* operator->();
+  const T* operator->() const;
 };
 enum class DeviceType : signed char { CPU = 0, CUDA = 1 };
 struct Device {
@@ -601,9 +788,12 @@ struct TensorOptions {
   TensorOptions device(Device device) const;
   TensorOptions device(DeviceType device) const;
   TensorOptions requires_grad(bool r) const;
+  TensorOptions device(DeviceType device, signed char index) const;
+  TensorOptions layout(int layout) const;
   TypeMeta dtype() const;
   Device device() const;
 };
+enum class MemoryFormat : signed char { Contiguous, Preserve, ChannelsLast, ChannelsLast3d };
 }  // namespace c10
 
 namespace at {
@@ -615,6 +805,8 @@ using c10::IntArrayRef;
 using c10::ScalarType;
 using c10::TensorOptions;
 using c10::TypeMeta;
+using c10::MemoryFormat;
+using c10::optional;
 constexpr ScalarType kByte = ScalarType::Byte;
 constexpr ScalarType kChar = ScalarType::Char;
 constexpr ScalarType kShort = ScalarType::Short;
@@ -644,6 +836,69 @@ class Scalar {
   template <typename T>
   T to() const;
 };
+
+// Accessors (ATen/core/TensorAccessor.h): element access by index on host and device.
+template <typename T>
+struct DefaultPtrTraits {
+  typedef T* PtrType;
+};
+template <typename T>
+struct RestrictPtrTraits {
+  typedef T* __restrict__ PtrType;
+};
+template <typename T, size_t N>
+class TensorAccessor {
+ public:
+  __host__ __device__ TensorAccessor<T, N - 1> operator[](int64_t i) const;
+  __host__ __device__ int64_t size(int64_t d) const;
+  __host__ __device__ int64_t stride(int64_t d) const;
+};
+template <typename T>
+class TensorAccessor<T, 1> {
+ public:
+  __host__ __device__ T& operator[](int64_t i) const;
+  __host__ __device__ int64_t size(int64_t d) const;
+  __host__ __device__ int64_t stride(int64_t d) const;
+};
+template <typename T, size_t N, template <typename> class PtrTraits = DefaultPtrTraits, typename Index = int32_t>
+class GenericPackedTensorAccessor {
+ public:
+  __host__ __device__ TensorAccessor<T, N - 1> operator[](Index i) const;
+  __host__ __device__ Index size(Index d) const;
+  __host__ __device__ Index stride(Index d) const;
+  __host__ __device__ T* data() const;
+};
+template <typename T, template <typename> class PtrTraits, typename Index>
+class GenericPackedTensorAccessor<T, 1, PtrTraits, Index> {
+ public:
+  __host__ __device__ T& operator[](Index i) const;
+  __host__ __device__ Index size(Index d) const;
+  __host__ __device__ Index stride(Index d) const;
+  __host__ __device__ T* data() const;
+};
+template <typename T, size_t N, template <typename> class PtrTraits = DefaultPtrTraits>
+using PackedTensorAccessor32 = GenericPackedTensorAccessor<T, N, PtrTraits, int32_t>;
+template <typename T, size_t N, template <typename> class PtrTraits = DefaultPtrTraits>
+using PackedTensorAccessor64 = GenericPackedTensorAccessor<T, N, PtrTraits, int64_t>;
+// ATen/AccumulateType.h: the accumulation type of a scalar type on the device (float for half).
+template <typename T, bool is_cuda>
+struct AccumulateType {
+  typedef T type;
+};
+template <bool is_cuda>
+struct AccumulateType<c10::Half, is_cuda> {
+  typedef float type;
+};
+template <bool is_cuda>
+struct AccumulateType<c10::BFloat16, is_cuda> {
+  typedef float type;
+};
+template <bool is_cuda>
+struct AccumulateType<float, is_cuda> {
+  typedef float type;
+};
+template <typename T, bool is_cuda>
+using acc_type = typename AccumulateType<T, is_cuda>::type;
 
 class Tensor {
  public:
@@ -716,6 +971,21 @@ class Tensor {
   Tensor& div_(const Scalar& v);
   Tensor& mul_(const Scalar& v);
   Tensor operator[](int64_t i) const;
+  Tensor view_as(const Tensor& other) const;
+  Tensor reshape_as(const Tensor& other) const;
+  Tensor expand_as(const Tensor& other) const;
+  Tensor type_as(const Tensor& other) const;
+  struct DeprecatedTypeProperties {
+    ScalarType scalarType() const;
+    bool is_cuda() const;
+  };
+  DeprecatedTypeProperties type() const;
+  template <typename T, size_t N, template <typename> class PtrTraits = DefaultPtrTraits>
+  PackedTensorAccessor32<T, N, PtrTraits> packed_accessor32() const;
+  template <typename T, size_t N, template <typename> class PtrTraits = DefaultPtrTraits>
+  PackedTensorAccessor64<T, N, PtrTraits> packed_accessor64() const;
+  template <typename T, size_t N>
+  TensorAccessor<T, N> accessor() const;
 };
 Tensor operator+(const Tensor& a, const Tensor& b);
 Tensor operator-(const Tensor& a, const Tensor& b);
@@ -729,6 +999,9 @@ Tensor zeros(IntArrayRef size, TensorOptions options = {});
 Tensor ones(IntArrayRef size, TensorOptions options = {});
 Tensor full(IntArrayRef size, const Scalar& value, TensorOptions options = {});
 Tensor empty_like(const Tensor& t, TensorOptions options = {});
+Tensor empty_like(const Tensor& t, c10::MemoryFormat format);
+Tensor empty_like(const Tensor& t, TensorOptions options, c10::MemoryFormat format);
+c10::optional<Device> device_of(const Tensor& t);
 Tensor zeros_like(const Tensor& t, TensorOptions options = {});
 Tensor ones_like(const Tensor& t, TensorOptions options = {});
 Tensor empty_strided(IntArrayRef size, IntArrayRef stride, TensorOptions options = {});
@@ -760,8 +1033,20 @@ struct CUDAGuard {
   explicit CUDAGuard(signed char device);
   explicit CUDAGuard(Device device);
 };
+struct OptionalCUDAGuard {
+  OptionalCUDAGuard();
+  explicit OptionalCUDAGuard(optional<Device> device);
+  explicit OptionalCUDAGuard(Device device);
+  explicit OptionalCUDAGuard(signed char device);
+};
 }  // namespace cuda
 }  // namespace c10
+namespace at {
+namespace cuda {
+using c10::cuda::CUDAGuard;
+using c10::cuda::OptionalCUDAGuard;
+}  // namespace cuda
+}  // namespace at
 
 namespace torch {
 using namespace at;
@@ -771,6 +1056,45 @@ using c10::TypeMeta;
 inline TensorOptions dtype(ScalarType t) { return TensorOptions(t); }
 inline TensorOptions device(DeviceType d) { return TensorOptions(d); }
 }  // namespace torch
+
+// <cooperative_groups.h>: the block and its warp tiles (declarations; device only).
+namespace cooperative_groups {
+class thread_block {
+ public:
+  __device__ void sync() const;
+  __device__ unsigned thread_rank() const;
+  __device__ unsigned size() const;
+  __device__ unsigned num_threads() const;
+  __device__ dim3 group_index() const;
+  __device__ dim3 thread_index() const;
+};
+__device__ thread_block this_thread_block();
+template <unsigned Size>
+class thread_block_tile {
+ public:
+  __device__ void sync() const;
+  __device__ unsigned thread_rank() const;
+  __device__ unsigned size() const;
+  __device__ unsigned num_threads() const;
+  __device__ unsigned meta_group_rank() const;
+  template <typename T>
+  __device__ T shfl(T v, int src) const;
+  template <typename T>
+  __device__ T shfl_down(T v, unsigned delta) const;
+  template <typename T>
+  __device__ T shfl_up(T v, unsigned delta) const;
+  template <typename T>
+  __device__ T shfl_xor(T v, unsigned mask) const;
+  __device__ unsigned ballot(int predicate) const;
+  __device__ int any(int predicate) const;
+  __device__ int all(int predicate) const;
+};
+template <unsigned Size, typename Parent>
+__device__ thread_block_tile<Size> tiled_partition(const Parent& parent);
+__device__ void sync(const thread_block& g);
+template <unsigned Size>
+__device__ void sync(const thread_block_tile<Size>& g);
+}  // namespace cooperative_groups
 
 namespace kaudit_prelude {
 template <typename... Args>
@@ -817,7 +1141,23 @@ void cuda_kernel_launch_check();
 #define AT_DISPATCH_FLOATING_TYPES_AND2(A, B, TYPE, NAME, ...) \
   AT_DISPATCH_FLOATING_TYPES_AND_HALF(TYPE, NAME, __VA_ARGS__)
 
-#define PYBIND11_MODULE(name, m) void kaudit_pybind11_module_##name(struct kaudit_py_module& m)
+// pybind11: the module a solution registers its functions in (m.def("name", &f, "doc", py::arg("x") = 1)).
+struct kaudit_py_module {
+  template <class F, class... Extra>
+  kaudit_py_module& def(const char* name, F&& f, const Extra&... extra);
+};
+namespace pybind11 {
+struct arg {
+  arg(const char* name);
+  template <class T>
+  arg& operator=(const T& default_value);
+};
+struct none {
+  none();
+};
+}  // namespace pybind11
+namespace py = pybind11;
+#define PYBIND11_MODULE(name, m) void kaudit_pybind11_module_##name(kaudit_py_module& m)
 #define TORCH_EXTENSION_NAME kaudit_extension
 
 #endif  // KAUDIT_CUDA_PARSE_PRELUDE_H

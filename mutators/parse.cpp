@@ -85,6 +85,22 @@ constexpr const char* kStandInHeaders[] = {
     "utility",
     "tuple",
     "string",
+    "stdexcept",
+    "iostream",
+    "sstream",
+    "type_traits",
+    "memory",
+    "cstring",
+    "string.h",
+    "stdio.h",
+    "stdlib.h",
+    "cassert",
+    "assert.h",
+    "functional",
+    "cooperative_groups.h",
+    "ATen/AccumulateType.h",
+    "ATen/Dispatch.h",
+    "c10/util/Half.h",
 };
 
 std::string resource_dir() {

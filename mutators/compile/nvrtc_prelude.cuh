@@ -781,6 +781,7 @@ class vector {
   template <class It>
   T* insert(const T* pos, It first, It last);
   T* erase(const T* pos);
+  T* erase(const T* first, const T* last);
   void assign(size_t n, const T& value);
 };
 template <class T, class A>

@@ -11,6 +11,13 @@
 
 #include "kaudit_cpu/abi.h"
 
+// CUDA's math API declares these at global scope for host and device code; kernels call them
+// unqualified (isinf(x) in a template, where no argument-dependent lookup finds std's).
+using std::isfinite;
+using std::isinf;
+using std::isnan;
+using std::signbit;
+
 // ---- qualifiers -------------------------------------------------------------------------------
 #define __global__
 #define __device__

@@ -383,6 +383,7 @@ inline c10::TensorOptions like_options(const Tensor& t, const c10::TensorOptions
 inline Tensor empty_like(const Tensor& t, c10::TensorOptions o = {}, std::optional<c10::MemoryFormat> = std::nullopt) {
   return empty(t.sizes(), like_options(t, o));
 }
+inline Tensor empty_like(const Tensor& t, c10::MemoryFormat) { return empty(t.sizes(), t.options()); }
 inline Tensor zeros_like(const Tensor& t, c10::TensorOptions o = {}) { return zeros(t.sizes(), like_options(t, o)); }
 inline Tensor ones_like(const Tensor& t, c10::TensorOptions o = {}) { return ones(t.sizes(), like_options(t, o)); }
 inline Tensor full_like(const Tensor& t, c10::Scalar v, c10::TensorOptions o = {}) { return full(t.sizes(), v, like_options(t, o)); }
