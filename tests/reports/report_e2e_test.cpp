@@ -327,3 +327,33 @@ TEST(AuditFrom, OneMoreOracleOnAFinishedRunIsScoredAsAFullAuditWouldScoreIt) {
   EXPECT_NE(outside.err.find("is not in the run's pool"), std::string::npos) << outside.err;
   kaudit::remove_tree(base);
 }
+
+// `kaudit export --from D`: the run's witnesses as a suite, read from D alone. Per task, the
+// exported recipes are the pool inputs the kill matrix names as witnesses, each once, in pool order.
+TEST(ExportFrom, TheSuiteIsTheRunsWitnessesInPoolOrder) {
+  const fs::path out = run_dir() / "export-test";
+  const auto r = kaudit::run_process(
+      {KAUDIT_EXE, "export", "--from", run_dir().string(), "--format", "json", "--out", out.string()}, 120);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json pools = read_json(run_dir() / "pools.json");
+  std::map<std::string, std::set<int>> witnesses;
+  {
+    std::ifstream in(run_dir() / "kill-matrix.jsonl");
+    for (std::string line; std::getline(in, line);) {
+      const json j = json::parse(line);
+      if (j.value("witness", -1) >= 0) witnesses[j["task"]].insert(j["witness"].get<int>());
+    }
+  }
+  ASSERT_FALSE(witnesses.empty());
+  const json exported = read_json(out / "suite-inputs.json");
+  for (const auto& pool : pools) {
+    const std::string task = pool["task"];
+    std::vector<std::string> want;
+    for (int p : witnesses[task]) want.push_back(pool["inputs"][p]["recipe"]["name"]);
+    std::vector<std::string> got;
+    for (const auto& c : exported["tasks"].value(task, json::array())) got.push_back(c["recipe"]["name"]);
+    EXPECT_EQ(got, want) << task;
+  }
+  // A SUITE and --from together, or neither: a usage error.
+  EXPECT_EQ(kaudit::run_process({KAUDIT_EXE, "export", "--format", "json", "--out", out.string()}, 60).exit_code, 2);
+}
