@@ -109,4 +109,23 @@ json mutation_testing_report(const RunDir& run, const std::string& oracle) {
   return report;
 }
 
+std::string mutation_testing_page(const nlohmann::json& report, const std::string& viewer_js, const std::string& title) {
+  // Inside a <script>, "</" could end the element early (a kernel source may hold "</"): JSON and
+  // JavaScript read "<\/" as the same two characters.
+  std::string data = report.dump();
+  for (std::size_t p = data.find("</"); p != std::string::npos; p = data.find("</", p + 3)) data.replace(p, 2, "<\\/");
+  std::string escaped_title;
+  for (char c : title) {
+    if (c == '<') escaped_title += "&lt;";
+    else if (c == '&') escaped_title += "&amp;";
+    else if (c == '"') escaped_title += "&quot;";
+    else escaped_title += c;
+  }
+  return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>kaudit: " + escaped_title +
+         " (mutation-testing-elements)</title>\n<script>\n" + viewer_js +
+         "\n</script>\n</head>\n<body>\n<mutation-test-report-app title-postfix=\"" + escaped_title +
+         "\"></mutation-test-report-app>\n<script>\ndocument.querySelector('mutation-test-report-app').report = " + data +
+         ";\n</script>\n</body>\n</html>\n";
+}
+
 }  // namespace kaudit::reports

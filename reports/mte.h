@@ -22,4 +22,9 @@ namespace kaudit::reports {
 // Throws RunDirError when the run has no sources (written before sources.json) or no oracle O.
 nlohmann::json mutation_testing_report(const RunDir& run, const std::string& oracle);
 
+// One self-contained page showing `report` in Stryker's viewer: the viewer's bundle
+// (`viewer_js`, mutation-testing-elements' dist/mutation-test-elements.js, which tools/setup.sh
+// fetches) and the report inline, nothing fetched. `title` names the oracle.
+std::string mutation_testing_page(const nlohmann::json& report, const std::string& viewer_js, const std::string& title);
+
 }  // namespace kaudit::reports

@@ -1,6 +1,7 @@
 // kaudit report DIR [--format md|json|mte] [--oracle NAME]... [--out PATH]: a finished audit's
 // reports, read from its run directory alone (no kernel runs, no corpus, no cache).
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 
 #include "reports/html.h"
@@ -14,8 +15,8 @@ namespace kaudit::cli {
 namespace {
 
 const char* kHelp =
-    "usage: kaudit report DIR [--format md|json|mte|html] [--oracle NAME]... [--out PATH]\n"
-    "                     [--cover cover.json] [--sweep sweep.json]\n\n"
+    "usage: kaudit report DIR [--format md|json|mte|mte-html|html] [--oracle NAME]... [--out PATH]\n"
+    "                     [--cover cover.json] [--sweep sweep.json] [--viewer FILE]\n\n"
     "Renders the reports of a finished `kaudit audit --out DIR` from the files there alone: nothing\n"
     "is run again, and a run directory copied from another machine is enough.\n"
     "  --format md      the per-family tables (report.md; the default), to stdout or --out FILE\n"
@@ -23,6 +24,10 @@ const char* kHelp =
     "  --format mte     mutation-testing-elements JSON (schema 2, Stryker's viewer), one report per\n"
     "                   oracle (the schema has one status per mutant): --out FOLDER (default\n"
     "                   DIR/mte), one ORACLE.json each; --oracle picks some (default: every one)\n"
+    "  --format mte-html  the same reports shown in Stryker's viewer, one self-contained page per\n"
+    "                   oracle: --out FOLDER (default DIR/mte), ORACLE.html each; the viewer's bundle\n"
+    "                   is inlined from --viewer FILE (default: what tools/setup.sh fetched,\n"
+    "                   ~/.cache/kaudit-tools/mutation-test-elements-3.8.4.js)\n"
     "  --format html    one self-contained page (no network needed): the table with links to the\n"
     "                   mutants behind each number, SVG plots, every witnessed mutant with its diff,\n"
     "                   witness and verdicts; --out FILE (default DIR/report.html); with --cover (the\n"
@@ -30,6 +35,15 @@ const char* kHelp =
     "                   coverage-against-budget and tolerance-sweep plots too\n"
     "Exit status: 0; 2 on a usage error or a run directory kaudit cannot read (the message names\n"
     "the file and the fix).\n";
+
+// Where tools/setup.sh puts the viewer's bundle.
+std::filesystem::path default_viewer() {
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  const char* home = std::getenv("HOME");
+  const std::filesystem::path cache = xdg && *xdg ? std::filesystem::path(xdg)
+                                      : std::filesystem::path(home && *home ? home : ".") / ".cache";
+  return cache / "kaudit-tools" / "mutation-test-elements-3.8.4.js";
+}
 
 void emit(const std::string& text, const std::filesystem::path& out) {
   if (out.empty()) {
@@ -43,7 +57,7 @@ void emit(const std::string& text, const std::filesystem::path& out) {
 }  // namespace
 
 int report_command(const std::vector<std::string>& args) {
-  std::filesystem::path dir, out, cover_file, sweep_file;
+  std::filesystem::path dir, out, cover_file, sweep_file, viewer_file;
   std::string format = "md";
   std::vector<std::string> oracles;
   try {
@@ -55,8 +69,8 @@ int report_command(const std::vector<std::string>& args) {
         return 0;
       } else if (a == "--format") {
         format = value("--format");
-        if (format != "md" && format != "json" && format != "mte" && format != "html")
-          throw std::invalid_argument("--format takes md, json, mte or html, not '" + format + "'");
+        if (format != "md" && format != "json" && format != "mte" && format != "mte-html" && format != "html")
+          throw std::invalid_argument("--format takes md, json, mte, mte-html or html, not '" + format + "'");
       } else if (a == "--oracle") {
         oracles.push_back(value("--oracle"));
       } else if (a == "--out") {
@@ -65,6 +79,8 @@ int report_command(const std::vector<std::string>& args) {
         cover_file = value("--cover");
       } else if (a == "--sweep") {
         sweep_file = value("--sweep");
+      } else if (a == "--viewer") {
+        viewer_file = value("--viewer");
       } else if (!a.empty() && a[0] == '-') {
         throw std::invalid_argument("unknown argument " + a);
       } else if (dir.empty()) {
@@ -106,9 +122,22 @@ int report_command(const std::vector<std::string>& args) {
     } else {
       if (oracles.empty()) oracles = run.oracles();
       for (const auto& o : oracles) run.oracle_summary(o);  // every name checked before anything is written
+      std::string viewer;
+      if (format == "mte-html") {
+        if (viewer_file.empty()) viewer_file = default_viewer();
+        const auto text = read_file(viewer_file);
+        if (!text)
+          throw std::runtime_error(viewer_file.string() + ": Stryker's viewer (mutation-testing-elements' " +
+                                   "dist/mutation-test-elements.js) is missing: run tools/setup.sh, or give --viewer FILE");
+        viewer = *text;
+      }
       const std::filesystem::path folder = out.empty() ? dir / "mte" : out;
       std::filesystem::create_directories(folder);
-      for (const auto& o : oracles) emit(reports::mutation_testing_report(run, o).dump(1) + "\n", folder / (o + ".json"));
+      for (const auto& o : oracles) {
+        const nlohmann::json report = reports::mutation_testing_report(run, o);
+        if (format == "mte") emit(report.dump(1) + "\n", folder / (o + ".json"));
+        else emit(reports::mutation_testing_page(report, viewer, o), folder / (o + ".html"));
+      }
     }
   } catch (const std::exception& e) {  // RunDirError, a summary lacking a field, an unwritable --out
     std::fprintf(stderr, "kaudit report: %s\n", e.what());

@@ -32,25 +32,30 @@ if [ ! -x /usr/local/cuda/bin/nvcc ] && [ ! -f /usr/local/cuda/lib64/libnvrtc.so
   echo "kaudit setup: warning: no CUDA toolkit at /usr/local/cuda; NVRTC features will be unavailable" >&2
 fi
 
-# The published JSON schema of mutation-testing-elements reports (npm package
-# mutation-testing-report-schema, Apache-2.0), which `kaudit report --format mte` output is
-# validated against in tests/reports. Fetched, not committed; pinned by its SHA-256.
-MTE_VERSION=3.8.4
-MTE_SHA256=8cbd38548cff2991c8740ad4996455e97cd932ac48df8533a0f1fa80a7f32ab3
+# Two files of Stryker's mutation-testing-elements (npm, Apache-2.0), fetched, not committed, each
+# pinned by the SHA-256 of its package: the published JSON schema of its reports, which `kaudit
+# report --format mte` output is validated against in tests/reports, and the viewer bundle that
+# `kaudit report --format mte-html` inlines into its pages.
 TOOLS_DIR="${XDG_CACHE_HOME:-$HOME/.cache}/kaudit-tools"
-MTE_SCHEMA="$TOOLS_DIR/mutation-testing-report-schema-$MTE_VERSION.json"
-if [ ! -f "$MTE_SCHEMA" ]; then
+MTE_VERSION=3.8.4
+# fetch_npm_file PACKAGE SHA256 PATH_IN_PACKAGE OUT WHAT_NEEDS_IT
+fetch_npm_file() {
+  [ -f "$4" ] && return 0
   mkdir -p "$TOOLS_DIR"
-  tgz="$TOOLS_DIR/mte-$MTE_VERSION.tgz"
-  if curl -fsSL --retry 3 -o "$tgz" \
-       "https://registry.npmjs.org/mutation-testing-report-schema/-/mutation-testing-report-schema-$MTE_VERSION.tgz" &&
-     echo "$MTE_SHA256  $tgz" | sha256sum -c --quiet - &&
-     tar -xzOf "$tgz" package/src/mutation-testing-report-schema.json > "$MTE_SCHEMA.tmp"; then
-    mv "$MTE_SCHEMA.tmp" "$MTE_SCHEMA"
+  local tgz="$TOOLS_DIR/$1-$MTE_VERSION.tgz"
+  if curl -fsSL --retry 3 -o "$tgz" "https://registry.npmjs.org/$1/-/$1-$MTE_VERSION.tgz" &&
+     echo "$2  $tgz" | sha256sum -c --quiet - &&
+     tar -xzOf "$tgz" "package/$3" > "$4.tmp"; then
+    mv "$4.tmp" "$4"
   else
-    rm -f "$MTE_SCHEMA.tmp"
-    echo "kaudit setup: warning: could not fetch the mutation-testing-report schema from registry.npmjs.org;" \
-         "the test that validates reports against it will be skipped" >&2
+    rm -f "$4.tmp"
+    echo "kaudit setup: warning: could not fetch $1 from registry.npmjs.org; $5" >&2
   fi
   rm -f "$tgz"
-fi
+}
+fetch_npm_file mutation-testing-report-schema 8cbd38548cff2991c8740ad4996455e97cd932ac48df8533a0f1fa80a7f32ab3 \
+  src/mutation-testing-report-schema.json "$TOOLS_DIR/mutation-testing-report-schema-$MTE_VERSION.json" \
+  "the test that validates reports against it will be skipped"
+fetch_npm_file mutation-testing-elements 8ad6a5d198c84cf3266faaebcdf21ce2372374d4651f7eae414763f8eeb4bf4b \
+  dist/mutation-test-elements.js "$TOOLS_DIR/mutation-test-elements-$MTE_VERSION.js" \
+  "kaudit report --format mte-html needs --viewer, and its test will be skipped"

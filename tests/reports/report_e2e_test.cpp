@@ -245,6 +245,36 @@ TEST(ReportCommand, TheHtmlPageRendersInHeadlessChromiumWithItsPlots) {
 
 }  // namespace
 
+// `--format mte-html`: each oracle's report in Stryker's viewer, one self-contained page that
+// renders in headless Chromium with no console message; without the viewer, an error naming the fix.
+TEST(ReportCommand, TheStrykerViewerPageRendersInHeadlessChromium) {
+  if (!fs::exists("/usr/bin/chromium")) GTEST_SKIP() << "no /usr/bin/chromium: run tools/setup.sh (Debian chromium)";
+  if (!fs::exists(KAUDIT_MTE_VIEWER)) GTEST_SKIP() << KAUDIT_MTE_VIEWER << " is missing: run tools/setup.sh";
+  const fs::path folder = run_dir() / "mte-html";
+  auto r = kaudit::run_process({KAUDIT_EXE, "report", run_dir().string(), "--format", "mte-html", "--oracle",
+                                "kernelbench-v0.1", "--viewer", KAUDIT_MTE_VIEWER, "--out", folder.string()},
+                               60);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const fs::path page = folder / "kernelbench-v0.1.html";
+  ASSERT_TRUE(fs::exists(page));
+  const std::string html = *kaudit::read_file(page);
+  EXPECT_NE(html.find("<mutation-test-report-app"), std::string::npos);
+  EXPECT_NE(html.find("\"schemaVersion\":\"2\""), std::string::npos);
+  const fs::path shot = folder / "viewer.png";
+  r = chromium("file://" + fs::absolute(page).string(), {"--screenshot=" + shot.string(), "--window-size=1280,900",
+                                                         "--hide-scrollbars", "--virtual-time-budget=5000"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(console_lines(r.err).empty()) << r.err;
+  ASSERT_TRUE(fs::exists(shot)) << r.err;
+  EXPECT_GT(fs::file_size(shot), 20000u);  // the rendered table; a blank page compresses to a few KB
+
+  r = kaudit::run_process({KAUDIT_EXE, "report", run_dir().string(), "--format", "mte-html", "--viewer",
+                           (run_dir() / "no-viewer.js").string(), "--out", folder.string()},
+                          60);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("run tools/setup.sh, or give --viewer FILE"), std::string::npos) << r.err;
+}
+
 // `kaudit audit --from D --oracle NEW` on a run audited with one oracle: NEW's verdicts are those
 // of an audit that scores it from the start, and with a cold cache it runs fewer kernels than that
 // audit (the run's rows stand in for the witness search). What would change the run is refused.
