@@ -15,6 +15,7 @@ int audit_command(const std::vector<std::string>& args);
 int cover_command(const std::vector<std::string>& args);
 int diff_command(const std::vector<std::string>& args);
 int report_command(const std::vector<std::string>& args);
+int merge_command(const std::vector<std::string>& args);
 int sweep_command(const std::vector<std::string>& args);
 int export_command(const std::vector<std::string>& args);
 int import_command(const std::vector<std::string>& args);

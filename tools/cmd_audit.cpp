@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "audit/audit.h"
+#include "audit/shard.h"
 #include "reports/markdown.h"
 #include "reports/run_dir.h"
 #include "corpus/corpus.h"
@@ -27,7 +28,7 @@ const char* kHelp =
     "usage: kaudit audit [--oracle SPEC]... [--corpus PATH] [--out DIR] [--json] [--kernel TASK/NAME]...\n"
     "                    [--rule ID]... [--witness-tol T] [--timeout S] [--thread-budget N] [--jobs N]\n"
     "                    [--cache DIR] [--full-matrix] [--no-schemata] [--backend cpu|cuda] [--mutants DIR]\n"
-    "                    [--preset P]\n"
+    "                    [--preset P] [--shard I/N]\n"
     "       kaudit audit --from DIR --oracle SPEC... [--out OUT] [--corpus PATH] [--cache DIR] [--jobs N]\n\n"
     "Measures correctness checkers (oracle specs) on the mutants of a corpus (default: the built-in\n"
     "one), on the CPU backend (or on this machine's GPU: --backend cuda):\n"
@@ -69,7 +70,24 @@ const char* kHelp =
     "                   and write DIR's files with them added to OUT: its kernels, mutants, settings\n"
     "                   and witnesses are kept (its kill-matrix rows stand in for the cache, so only the\n"
     "                   new oracles' trials run); an oracle whose trials are not in DIR's pool is refused\n"
+    "  --shard I/N      audit only shard I of N (1 <= I <= N): whole tasks, split the same way on every\n"
+    "                   machine (by their kernels' source size); `kaudit merge` joins the N run\n"
+    "                   directories into the one an unsharded audit writes\n"
     "Exit status: 0; 1 when something was skipped (listed); 2 on a usage error or a bad spec.\n";
+
+// "I/N" with 1 <= I <= N <= 1024.
+std::pair<std::size_t, std::size_t> parse_shard(const std::string& v) {
+  const auto slash = v.find('/');
+  const auto number = [&](const std::string& s) -> std::size_t {
+    if (s.empty() || s.size() > 4 || s.find_first_not_of("0123456789") != std::string::npos) return 0;
+    return std::stoul(s);
+  };
+  const std::size_t i = slash == std::string::npos ? 0 : number(v.substr(0, slash));
+  const std::size_t n = slash == std::string::npos ? 0 : number(v.substr(slash + 1));
+  if (i < 1 || n < 1 || n > 1024 || i > n)
+    throw std::invalid_argument("--shard takes I/N, shard I of N with 1 <= I <= N <= 1024 (e.g. 1/2), not '" + v + "'");
+  return {i, n};
+}
 
 nlohmann::json summary_json(const audit::AuditResult& r, const std::vector<oracle::OracleSpec>& oracles,
                             const audit::AuditOptions& options, const std::string& corpus_path) {
@@ -116,6 +134,7 @@ int audit_command(const std::vector<std::string>& args) {
   std::vector<oracle::OracleSpec> oracles;
   std::filesystem::path from;                  // --from DIR
   std::optional<reports::RunDir> prior_run;    // ... read
+  std::optional<std::pair<std::size_t, std::size_t>> shard;  // --shard I/N
   try {
     for (std::size_t i = 0; i < args.size(); ++i) {
       const std::string& a = args[i];
@@ -127,8 +146,10 @@ int audit_command(const std::vector<std::string>& args) {
       else if (a == "--full-matrix") options.full_matrix = true;
       else if (a == "--no-schemata") options.schemata = false;
       else if (a == "--from") from = value("--from");
+      else if (a == "--shard") shard = parse_shard(value("--shard"));
       else if (!parse_audit_flag(args, i, shared)) throw std::invalid_argument("unknown argument " + a);
     }
+    if (shard && !from.empty()) throw std::invalid_argument("--shard and --from do not go together: merge the shards, then --from");
     if (!from.empty()) {
       if (oracle_names.empty()) throw std::invalid_argument("--from needs --oracle: the checker to score on the run");
       prior_run = read_from_run(from, args, shared);
@@ -153,6 +174,21 @@ int audit_command(const std::vector<std::string>& args) {
   auto loaded = load_for_audit("audit", shared);
   if (!loaded) return 2;
   oracles = options.oracles;  // at --preset, if given
+  nlohmann::json shard_json;
+  if (shard) {
+    try {
+      const audit::ShardPlan plan = audit::plan_shards(loaded->corpus, options.only, shard->second);
+      const auto& tasks = plan.shards[shard->first - 1];
+      options.only = audit::shard_kernels(loaded->corpus, options.only, tasks);
+      shard_json = {{"index", shard->first}, {"count", shard->second}, {"tasks", tasks}, {"all_tasks", plan.tasks}};
+      options.progress("shard " + std::to_string(shard->first) + "/" + std::to_string(shard->second) + ": " +
+                       std::to_string(tasks.size()) + " of " + std::to_string(plan.tasks.size()) + " tasks, " +
+                       std::to_string(options.only.size()) + " kernels");
+    } catch (const std::invalid_argument& e) {
+      std::fprintf(stderr, "kaudit audit: --shard: %s\n", e.what());
+      return 2;
+    }
+  }
   const std::filesystem::path& root = shared.root;
   std::optional<audit::AuditResult> prior;
   if (prior_run) {
@@ -167,6 +203,7 @@ int audit_command(const std::vector<std::string>& args) {
 
   reports::RunFiles files;
   files.summary = summary_json(r, oracles, options, root.filename().string());
+  if (shard) files.summary["shard"] = shard_json;
   try {
     if (prior_run) {
       files = reports::add_oracles(*prior_run, r, files.summary);

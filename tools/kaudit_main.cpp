@@ -24,6 +24,7 @@ void usage() {
       "  audit [--oracle SPEC]... [--json]  score oracles on the corpus mutants (the main job)\n"
       "  cover [--budget K] [--out suite.json]  minimal hidden-input suites, held-out detection\n"
       "  report DIR [--format md|json|mte|html]  a finished audit's reports, read from its run directory\n"
+      "  merge SHARD_DIR... --out DIR  one run directory from the shards of `audit --shard I/N`\n"
       "  diff BASE HEAD [--fail-on-regression]  detection and false-kill deltas between two checkers\n"
       "  sweep --oracle SPEC --tolerances LIST  a checker's detection and false kills per tolerance\n"
       "  export SUITE --format kernelbench-hidden|json --out DIR  a suite's inputs for other harnesses\n"
@@ -120,6 +121,7 @@ int main(int argc, char** argv) {
     if (cmd == "cover") return kaudit::cli::cover_command(args);
     if (cmd == "diff") return kaudit::cli::diff_command(args);
     if (cmd == "report") return kaudit::cli::report_command(args);
+    if (cmd == "merge") return kaudit::cli::merge_command(args);
     if (cmd == "sweep") return kaudit::cli::sweep_command(args);
     if (cmd == "export") return kaudit::cli::export_command(args);
     if (cmd == "import") return kaudit::cli::import_command(args);

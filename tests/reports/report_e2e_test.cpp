@@ -21,17 +21,22 @@ namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
+// `kaudit audit` on the slice: two kernels of two tasks, five rules.
+std::vector<std::string> slice_audit() {
+  return {KAUDIT_EXE, "audit", "--kernel", "relu/relu_gridstride", "--kernel", "softmax/softmax_block_smem", "--rule",
+          "hack-return-input", "--rule", "bound-loop-lt-to-le", "--rule", "prec-drop-max-subtraction", "--rule",
+          "sync-remove-syncthreads", "--rule", "arith-add-to-sub", "--cache", KAUDIT_TEST_CACHE};
+}
+
 // The slice's run directory, audited once per test process (ctest runs this binary's tests side by
 // side, each a process: each has a folder of its own; the audit cache is shared), removed at exit.
 struct RunDirectory {
   fs::path path = fs::path(KAUDIT_TEST_CACHE) / ("report_e2e_run_" + std::to_string(::getpid()));
   RunDirectory() {
     kaudit::remove_tree(path);
-    const auto r = kaudit::run_process(
-        {KAUDIT_EXE, "audit", "--kernel", "relu/relu_gridstride", "--kernel", "softmax/softmax_block_smem", "--rule",
-         "hack-return-input", "--rule", "bound-loop-lt-to-le", "--rule", "prec-drop-max-subtraction", "--rule",
-         "sync-remove-syncthreads", "--rule", "arith-add-to-sub", "--cache", KAUDIT_TEST_CACHE, "--out", path.string()},
-        1200);
+    std::vector<std::string> args = slice_audit();
+    args.insert(args.end(), {"--out", path.string()});
+    const auto r = kaudit::run_process(args, 1200);
     EXPECT_EQ(r.exit_code, 0) << r.err;
   }
   RunDirectory(const RunDirectory&) = delete;
@@ -355,6 +360,77 @@ TEST(AuditFrom, OneMoreOracleOnAFinishedRunIsScoredAsAFullAuditWouldScoreIt) {
   const auto outside = audit({"--from", (base / "run").string(), "--oracle", (base / "kb-stray.json").string()}, KAUDIT_TEST_CACHE);
   EXPECT_EQ(outside.exit_code, 2);
   EXPECT_NE(outside.err.find("is not in the run's pool"), std::string::npos) << outside.err;
+  kaudit::remove_tree(base);
+}
+
+// `kaudit audit --shard I/N` on N machines, then `kaudit merge`: the run directory one audit writes.
+TEST(MergeCommand, TheShardsOfAnAuditMergeIntoTheRunOneAuditWrites) {
+  const fs::path full = run_dir();
+  const fs::path base = fs::path(KAUDIT_TEST_CACHE) / ("merge_" + std::to_string(::getpid()));
+  kaudit::remove_tree(base);
+  fs::create_directories(base);
+  std::set<std::string> tasks;
+  for (const char* shard : {"1/2", "2/2"}) {
+    std::vector<std::string> args = slice_audit();
+    args.insert(args.end(), {"--shard", shard, "--out", (base / ("s" + std::string(1, shard[0]))).string()});
+    const auto r = kaudit::run_process(args, 1200);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const json s = read_json(base / ("s" + std::string(1, shard[0])) / "summary.json");
+    ASSERT_EQ(s["shard"]["tasks"].size(), 1u) << s["shard"];  // two tasks, one each
+    EXPECT_EQ(s["shard"]["all_tasks"], json::array({"relu", "softmax"}));
+    tasks.insert(s["shard"]["tasks"][0].get<std::string>());
+  }
+  EXPECT_EQ(tasks, (std::set<std::string>{"relu", "softmax"}));
+  const auto merge = [&](std::vector<std::string> dirs, const fs::path& out) {
+    std::vector<std::string> args = {KAUDIT_EXE, "merge"};
+    for (const auto& d : dirs) args.push_back((base / d).string());
+    args.insert(args.end(), {"--out", out.string()});
+    return kaudit::run_process(args, 120);
+  };
+  const auto merged = merge({"s2", "s1"}, base / "merged");  // any order
+  ASSERT_EQ(merged.exit_code, 0) << merged.err;
+  for (const char* file : {"kill-matrix.jsonl", "pools.json", "mutants.jsonl", "sources.json", "report.md"})
+    EXPECT_EQ(*kaudit::read_file(base / "merged" / file), *kaudit::read_file(full / file)) << file;
+  json a = read_json(full / "summary.json"), b = read_json(base / "merged" / "summary.json");
+  EXPECT_EQ(b["merged_shards"].size(), 2u);
+  for (const char* timing : {"runs", "seconds", "stage_seconds", "workers", "merged_shards"}) {
+    a.erase(timing);
+    b.erase(timing);
+  }
+  EXPECT_EQ(a, b) << "the scores, pipeline counts and settings must be the unsharded audit's";
+
+  // Refused, naming the directory: a shard missing, one given twice, a run that is no shard,
+  // shards of other settings; and splits that cannot be made.
+  const auto missing = merge({"s1"}, base / "m1");
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("is missing"), std::string::npos) << missing.err;
+  const auto twice = merge({"s1", "s1"}, base / "m2");
+  EXPECT_EQ(twice.exit_code, 2);
+  EXPECT_NE(twice.err.find("is given twice"), std::string::npos) << twice.err;
+  fs::copy(full, base / "whole", fs::copy_options::recursive);
+  const auto whole = merge({"whole", "s1"}, base / "m3");
+  EXPECT_EQ(whole.exit_code, 2);
+  EXPECT_NE(whole.err.find("not a shard"), std::string::npos) << whole.err;
+  fs::copy(base / "s2", base / "s2-other", fs::copy_options::recursive);
+  json other = read_json(base / "s2-other" / "summary.json");
+  other["witness_tolerance"]["rtol"] = 0.5;
+  std::ofstream(base / "s2-other" / "summary.json") << other.dump(2);
+  const auto settings = merge({"s1", "s2-other"}, base / "m4");
+  EXPECT_EQ(settings.exit_code, 2);
+  EXPECT_NE(settings.err.find("\"witness_tolerance\" differs"), std::string::npos) << settings.err;
+  EXPECT_FALSE(fs::exists(base / "m1") || fs::exists(base / "m2") || fs::exists(base / "m3") || fs::exists(base / "m4"));
+  for (const char* bad : {"3/2", "0/2", "1", "a/b"}) {
+    std::vector<std::string> args = slice_audit();
+    args.insert(args.end(), {"--shard", bad, "--out", (base / "bad").string()});
+    const auto r = kaudit::run_process(args, 120);
+    EXPECT_EQ(r.exit_code, 2) << bad;
+    EXPECT_NE(r.err.find("--shard takes I/N"), std::string::npos) << r.err;
+  }
+  std::vector<std::string> args = slice_audit();
+  args.insert(args.end(), {"--shard", "1/3", "--out", (base / "bad").string()});
+  const auto three = kaudit::run_process(args, 120);
+  EXPECT_EQ(three.exit_code, 2);
+  EXPECT_NE(three.err.find("at most 2 shards"), std::string::npos) << three.err;
   kaudit::remove_tree(base);
 }
 
