@@ -41,6 +41,8 @@ ShardPlan plan_shards(const corpus::Corpus& corpus, const std::vector<std::strin
     members[s].push_back(t);
   }
   for (auto& m : members) {
+    if (m.empty())  // only when tasks weigh nothing (no source text): a shard would audit everything
+      throw std::invalid_argument("a shard would get no task (the kernels' sources are empty)");
     std::sort(m.begin(), m.end());
     std::vector<std::string> names;
     for (const std::size_t t : m) names.push_back(plan.tasks[t]);

@@ -568,8 +568,8 @@ std::optional<Task> load_task(const fs::path& task_dir, std::vector<Diagnostic>&
     return std::nullopt;
   }
   ctx.check_fields(*j, "",
-                   {"name", "description", "inputs", "init_inputs", "dims", "presets", "odd_shapes",
-                    "tolerance", "notes"},
+                   {"name", "description", "category", "inputs", "init_inputs", "dims", "presets",
+                    "odd_shapes", "tolerance", "notes"},
                    "task.json");
   const std::string what = "task.json";
 
@@ -578,6 +578,14 @@ std::optional<Task> load_task(const fs::path& task_dir, std::vector<Diagnostic>&
               "rename the directory or set \"name\": \"" + t.name + "\"");
   if (auto d = ctx.string_member(*j, "", "description", false, what)) t.description = *d;
   if (auto n = ctx.string_member(*j, "", "notes", false, what)) t.notes = *n;
+  if (auto c = ctx.string_member(*j, "", "category", false, what)) {
+    std::string known;
+    for (const char* k : kTaskCategories) known += (known.empty() ? "" : ", ") + std::string(k);
+    if (std::find(std::begin(kTaskCategories), std::end(kTaskCategories), *c) == std::end(kTaskCategories))
+      ctx.error("/category", "unknown task category '" + *c + "'", "use one of " + known);
+    else
+      t.category = *c;
+  }
 
   // Dims first: everything else refers to them. A dim whose own spec is broken is remembered so
   // that its uses do not produce a second, misleading "unknown dim" error.

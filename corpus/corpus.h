@@ -86,9 +86,17 @@ struct Task {
   std::vector<Assignment> odd_shapes;         // at least two
   std::optional<Tolerance> tolerance;         // gate tolerance override
   std::string notes;
+  // What kind of operation the task is (one of kTaskCategories; empty when task.json gives none,
+  // as an imported task's does): reports break miss rates down by it.
+  std::string category;
 
   const InputSpec* find_input(const std::string& name) const;
 };
+
+// The task categories task.json's "category" may name: KernelBench level 1's kinds of problem and
+// level 2's fusions (docs/CORPUS.md).
+inline constexpr const char* kTaskCategories[] = {"elementwise", "reduction", "scan",    "norm", "softmax",
+                                                  "matmul",      "conv",      "pool",    "loss", "fusion"};
 
 // Kernel argument bindings (docs/CORPUS.md, "args").
 struct InputRef {  // "<input name>"

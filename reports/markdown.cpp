@@ -1,10 +1,12 @@
 #include "reports/markdown.h"
 
 #include <cstdio>
+#include <map>
 #include <set>
 #include <sstream>
 
 #include "audit/scoring.h"
+#include "corpus/corpus.h"
 #include "mutators/mutators.h"
 
 namespace kaudit::reports {
@@ -98,6 +100,41 @@ std::string mode_tables(const json& oracles) {
   return os.str();
 }
 
+// Per task category (summary.json "task_categories", written since categories exist): each
+// oracle's per-task tallies of the fault families summed over the category's tasks.
+std::string category_table(const json& summary) {
+  std::ostringstream os;
+  const json& oracles = summary.at("oracles");
+  if (!summary.contains("task_categories") || oracles.empty()) return os.str();
+  std::map<std::string, std::vector<std::string>> tasks_of;
+  for (const auto& [task, category] : summary.at("task_categories").items())
+    tasks_of[category.get<std::string>().empty() ? "uncategorized" : category.get<std::string>()].push_back(task);
+  std::vector<std::string> order(std::begin(corpus::kTaskCategories), std::end(corpus::kTaskCategories));
+  order.push_back("uncategorized");
+  os << "\nPer task category, fault families (missed % of witnessed mutants):\n\n| category | tasks | witnessed |";
+  for (const auto& o : oracles) os << " " << o.at("oracle").get<std::string>() << " |";
+  os << "\n|---|---:|---:|";
+  for (std::size_t i = 0; i < oracles.size(); ++i) os << "---:|";
+  os << "\n";
+  const auto sum = [](const json& per_task, const std::vector<std::string>& tasks, const char* field) {
+    std::size_t n = 0;
+    for (const auto& t : tasks)
+      if (per_task.contains(t)) n += per_task.at(t).at(field).get<std::size_t>();
+    return n;
+  };
+  for (const auto& category : order) {
+    const auto it = tasks_of.find(category);
+    if (it == tasks_of.end()) continue;
+    os << "| " << category << " | " << it->second.size() << " | "
+       << sum(oracles[0].at("per_task"), it->second, "witnessed") << " |";
+    for (const auto& o : oracles)
+      os << " " << audit::percent(sum(o.at("per_task"), it->second, "missed"), sum(o.at("per_task"), it->second, "witnessed"))
+         << " |";
+    os << "\n";
+  }
+  return os.str();
+}
+
 }  // namespace
 
 std::string markdown_report(const json& summary, const json& pools) {
@@ -170,6 +207,7 @@ std::string markdown_report(const json& summary, const json& pools) {
      << " neutral variants (" << dropped << " more failed the sanity inputs and were dropped: pools.json), "
      << "the float32 reference of each task.\n";
   os << mode_tables(oracles);
+  os << category_table(summary);
   return os.str();
 }
 

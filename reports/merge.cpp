@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <filesystem>
 #include <sstream>
 
 #include "audit/scoring.h"
@@ -18,7 +19,8 @@ RunDirError shard_error(const RunDir& run, const std::string& what) {
 }
 
 // The settings every shard must share: what the audit's verdicts depend on.
-constexpr const char* kSameSettings[] = {"backend", "corpus", "witness_tolerance", "preset", "run_limits"};
+// (The corpus folder's name is not compared: the split's digest of the tasks' files is.)
+constexpr const char* kSameSettings[] = {"backend", "witness_tolerance", "preset", "run_limits"};
 
 // Per oracle, what the summary says of it beyond its scores: the spec it came from and its preset.
 json oracle_identity(const json& o) {
@@ -42,54 +44,135 @@ std::vector<std::string> lines_of(const std::string& text) {
 
 std::string task_of_kernel(const std::string& id) { return id.substr(0, id.find('/')); }
 
+// Where one audit would have put a "problems" line (audit/audit.cpp): kernels missing from the
+// mutant set first, then the task loop's lines in task order, then parse and NVRTC failures; a
+// line whose task cannot be read keeps its place after its kind's others.
+template <typename Rank>
+std::size_t problem_rank(const std::string& line, const Rank& rank) {
+  const auto ends = [&](const std::string& tail) {
+    return line.size() >= tail.size() && line.compare(line.size() - tail.size(), tail.size(), tail) == 0;
+  };
+  std::size_t kind = 1;
+  if (line.find(": not in the mutant set") != std::string::npos) kind = 0;
+  else if (ends(": does not parse")) kind = 2;
+  else if (ends(": NVRTC rejects the original")) kind = 3;
+  // The task: the word that holds the line's first "TASK/NAME".
+  std::size_t task = rank("");  // unknown: after every task
+  if (const auto slash = line.find('/'); slash != std::string::npos) {
+    const auto space = line.rfind(' ', slash);
+    task = rank(line.substr(space == std::string::npos ? 0 : space + 1, slash - (space == std::string::npos ? 0 : space + 1)));
+  }
+  return kind * (std::size_t(1) << 32) + task;
+}
+
+// summary.json's "shard" (tools/cmd_audit.cpp writes it), checked for shape.
+struct ShardHeader {
+  std::size_t index = 0, count = 0;
+  std::vector<std::string> tasks, all_tasks;
+  std::vector<std::vector<std::string>> plan;
+  json split;
+};
+
+ShardHeader read_header(const RunDir& run) {
+  if (!run.summary.contains("shard")) throw shard_error(run, "not a shard (written by `kaudit audit` without --shard I/N)");
+  const json& s = run.summary["shard"];
+  const auto bad = [&](const std::string& what) {
+    return shard_error(run, "its \"shard\" " + what + " (not written by `kaudit audit --shard`, or edited); audit the shard again");
+  };
+  if (!s.is_object()) throw bad("is not an object");
+  ShardHeader h;
+  try {
+    for (const char* key : {"index", "count"})
+      if (!s.contains(key) || !s[key].is_number_unsigned()) throw bad(std::string("has no whole number \"") + key + "\"");
+    h.index = s["index"].get<std::size_t>();
+    h.count = s["count"].get<std::size_t>();
+    if (h.count < 1 || h.count > 1024 || h.index < 1 || h.index > h.count)
+      throw bad("says shard " + std::to_string(h.index) + " of " + std::to_string(h.count) + " (1 <= I <= N <= 1024)");
+    h.tasks = s.at("tasks").get<std::vector<std::string>>();
+    h.all_tasks = s.at("all_tasks").get<std::vector<std::string>>();
+    h.split = s.at("split");
+    h.plan = h.split.at("plan").get<std::vector<std::vector<std::string>>>();
+  } catch (const json::exception& e) {
+    throw bad(std::string("is malformed: ") + e.what());
+  }
+  if (!run.summary.contains("oracles") || !run.summary["oracles"].is_array() || !run.summary.contains("pipeline") ||
+      !run.summary["pipeline"].is_object())
+    throw shard_error(run, "has no \"oracles\" list or \"pipeline\" object");
+  return h;
+}
+
 }  // namespace
 
 RunFiles merge_shards(const std::vector<RunDir>& shards) {
   if (shards.empty()) throw RunDirError("no shards to merge");
+  std::vector<ShardHeader> headers;
+  for (const RunDir& run : shards) headers.push_back(read_header(run));
   const RunDir& first = shards.front();
-  if (!first.summary.contains("shard"))
-    throw shard_error(first, "not a shard (written by `kaudit audit` without --shard I/N)");
-  const json& plan = first.summary["shard"];
-  const auto count = plan.value("count", std::size_t{0});
-  const auto all_tasks = plan.value("all_tasks", std::vector<std::string>{});
+  const ShardHeader& head = headers.front();
+  const std::size_t count = head.count;
+  const std::vector<std::string>& all_tasks = head.all_tasks;
   std::map<std::string, std::size_t> task_index;
   for (std::size_t i = 0; i < all_tasks.size(); ++i) task_index[all_tasks[i]] = i;
+  // The plan must split the tasks: each in exactly one shard (every shard recorded the whole plan).
+  {
+    std::multiset<std::string> planned;
+    for (const auto& tasks : head.plan) planned.insert(tasks.begin(), tasks.end());
+    if (head.plan.size() != count || planned != std::multiset<std::string>(all_tasks.begin(), all_tasks.end()))
+      throw shard_error(first, "its \"shard\".\"split\".\"plan\" does not split its \"all_tasks\" into " +
+                                   std::to_string(count) + " shards");
+  }
 
   std::vector<const RunDir*> by_index(count, nullptr);
-  std::set<std::string> covered;
   std::vector<json> identities;
   for (const auto& o : first.summary.at("oracles")) identities.push_back(oracle_identity(o));
-  for (const RunDir& run : shards) {
-    if (!run.summary.contains("shard")) throw shard_error(run, "not a shard (written by `kaudit audit` without --shard I/N)");
-    const json& s = run.summary["shard"];
-    if (s.value("count", std::size_t{0}) != count || s.value("all_tasks", std::vector<std::string>{}) != all_tasks)
+  for (std::size_t r = 0; r < shards.size(); ++r) {
+    const RunDir& run = shards[r];
+    const ShardHeader& h = headers[r];
+    if (h.count != count || h.all_tasks != all_tasks || h.split != head.split)
       throw shard_error(run, "a shard of another split than " + first.dir.string() +
-                                 "'s (another --shard N, corpus or --kernel selection)");
-    const auto index = s.value("index", std::size_t{0});
-    if (index < 1 || index > count) throw shard_error(run, "shard index " + std::to_string(index) + " is not 1 to " + std::to_string(count));
-    if (by_index[index - 1])
-      throw shard_error(run, "shard " + std::to_string(index) + "/" + std::to_string(count) + " is given twice (also " +
-                                 by_index[index - 1]->dir.string() + ")");
-    by_index[index - 1] = &run;
-    for (const char* key : kSameSettings)
-      if (run.summary.value(key, json()) != first.summary.value(key, json()))
-        throw shard_error(run, std::string("its \"") + key + "\" differs from " + first.dir.string() +
-                                   "'s: shards must be audited with the same settings, corpus and backend");
+                                 "'s: another --shard N, corpus (its files differ), --kernel or --rule selection, "
+                                 "--full-matrix, --no-schemata, --include-unverified or mutant set");
+    if (h.tasks != head.plan[h.index - 1])
+      throw shard_error(run, "its tasks are not those its split gives shard " + std::to_string(h.index));
+    if (by_index[h.index - 1])
+      throw shard_error(run, "shard " + std::to_string(h.index) + "/" + std::to_string(count) + " is given twice (also " +
+                                 by_index[h.index - 1]->dir.string() + ")");
+    by_index[h.index - 1] = &run;
+    for (const char* key : kSameSettings) {
+      const json mine = run.summary.value(key, json()), theirs = first.summary.value(key, json());
+      if (mine != theirs)
+        throw shard_error(run, std::string("its \"") + key + "\" is " + mine.dump() + ", " + first.dir.string() + "'s is " +
+                                   theirs.dump() + ": the shards of one audit must share their settings and backend (on "
+                                   "the CUDA backend, the same kind of GPU)");
+    }
+    const json nvrtc = run.summary.at("pipeline").value("nvrtc", json()), first_nvrtc = first.summary.at("pipeline").value("nvrtc", json());
+    if (nvrtc != first_nvrtc)
+      throw shard_error(run, "its mutants were compiled by NVRTC " + nvrtc.dump() + ", " + first.dir.string() + "'s by " +
+                                 first_nvrtc.dump() + ": images, and so duplicates, may differ");
     std::vector<json> ids;
     for (const auto& o : run.summary.at("oracles")) ids.push_back(oracle_identity(o));
     if (ids != identities)
       throw shard_error(run, "it scored other oracles than " + first.dir.string() + " (or in another order)");
     if (run.summary.contains("added_oracles"))
       throw shard_error(run, "oracles were added to this shard with --from: merge the shards first, then add them");
-    if (run.sources.empty()) throw shard_error(run, "no sources.json (written by an older kaudit); audit the shard again");
-    for (const auto& t : s.value("tasks", std::vector<std::string>{})) covered.insert(t);
+    if (!std::filesystem::exists(run.dir / "sources.json"))
+      throw shard_error(run, "no sources.json (written by an older kaudit); audit the shard again");
+    // Every record belongs to one of the shard's own tasks.
+    const std::set<std::string> own(h.tasks.begin(), h.tasks.end());
+    for (const auto& k : run.kill_matrix)
+      if (!own.count(k.task))
+        throw detail::file_error(run.dir / "kill-matrix.jsonl", 0, "mutant " + k.id + " is of task " + k.task + ", not one of this shard's");
+    for (const auto& p : run.pools)
+      if (!p.is_object() || !p.contains("task") || !p["task"].is_string() || !own.count(p["task"].get<std::string>()))
+        throw detail::file_error(run.dir / "pools.json", 0, "an entry that is not a pool of one of this shard's tasks");
+    for (const auto& m : run.mutants)
+      if (!own.count(task_of_kernel(m.mutant.kernel)))
+        throw detail::file_error(run.dir / "mutants.jsonl", 0, "mutant of " + m.mutant.kernel + ", not of one of this shard's tasks");
   }
   for (std::size_t i = 0; i < count; ++i)
     if (!by_index[i])
       throw RunDirError("shard " + std::to_string(i + 1) + "/" + std::to_string(count) + " of the split of " +
                         first.dir.string() + " is missing: give every shard's directory");
-  if (covered != std::set<std::string>(all_tasks.begin(), all_tasks.end()))
-    throw shard_error(first, "the shards' tasks do not make up the split's tasks");
 
   const auto rank = [&](const std::string& task) {
     const auto it = task_index.find(task);
@@ -104,7 +187,8 @@ RunFiles merge_shards(const std::vector<RunDir>& shards) {
   std::vector<std::pair<std::size_t, mutators::MutantRecord>> mutants;
   std::vector<std::pair<std::size_t, json>> parse_failures, compile_failures;
   std::map<std::string, std::vector<std::pair<std::size_t, audit::FalseKill>>> false_kills, strict_false_kills;
-  json problems = json::array(), shard_list = json::array();
+  std::vector<std::pair<std::size_t, json>> problems;
+  json shard_list = json::array(), task_categories = json::object();
   std::size_t kernels = 0, runs = 0;
   double seconds = 0;
   std::map<std::string, double> stage_seconds, runner_seconds;
@@ -127,6 +211,7 @@ RunFiles merge_shards(const std::vector<RunDir>& shards) {
       const auto [it, added] = files.sources.emplace(file, text);
       if (!added && it->second != text) throw shard_error(*run, "its source of " + file + " differs from another shard's");
     }
+    try {
     const json& s = run->summary;
     const json& pipeline = s.at("pipeline");
     kernels += pipeline.value("kernels", std::size_t{0});
@@ -141,7 +226,9 @@ RunFiles merge_shards(const std::vector<RunDir>& shards) {
       for (auto& f : false_kills_of(o.value("witness_mode", json::object()).value("false_kill_list", json::array()), name))
         strict_false_kills[name].emplace_back(rank(f.task), f);
     }
-    for (const auto& p : s.value("problems", json::array())) problems.push_back(p);
+    for (const auto& p : s.value("problems", json::array())) problems.emplace_back(problem_rank(p.get<std::string>(), rank), p);
+    if (s.contains("task_categories") && s["task_categories"].is_object())
+      for (const auto& [task, category] : s["task_categories"].items()) task_categories[task] = category;
     runs += s.value("runs", std::size_t{0});
     seconds += s.value("seconds", 0.0);
     for (const auto& [stage, t] : s.value("stage_seconds", std::map<std::string, double>{})) stage_seconds[stage] += t;
@@ -149,8 +236,11 @@ RunFiles merge_shards(const std::vector<RunDir>& shards) {
     workers_started += w.value("started", 0);
     worker_start_seconds += w.value("start_seconds", 0.0);
     for (const auto& [part, t] : w.value("runner_seconds", std::map<std::string, double>{})) runner_seconds[part] += t;
-    shard_list.push_back({{"index", s["shard"]["index"]}, {"tasks", s["shard"]["tasks"]}, {"runs", s.value("runs", 0)},
-                          {"seconds", s.value("seconds", 0.0)}, {"directory", run->dir.string()}});
+    shard_list.push_back({{"index", s.at("shard").at("index")}, {"tasks", s.at("shard").at("tasks")},
+                          {"runs", s.value("runs", 0)}, {"seconds", s.value("seconds", 0.0)}, {"directory", run->dir.string()}});
+    } catch (const json::exception& e) {
+      throw shard_error(*run, std::string("malformed (") + e.what() + "); audit the shard again");
+    }
   }
   const auto by_rank = [](const auto& a, const auto& b) { return a.first < b.first; };
   for (auto* v : {&parse_failures, &compile_failures}) std::stable_sort(v->begin(), v->end(), by_rank);
@@ -211,7 +301,10 @@ RunFiles merge_shards(const std::vector<RunDir>& shards) {
   }
   files.summary["audited"] = files.kill_matrix.size();
   files.summary["witnessed"] = witnessed;
-  files.summary["problems"] = problems;
+  std::stable_sort(problems.begin(), problems.end(), by_rank);
+  files.summary["problems"] = json::array();
+  for (auto& [r, p] : problems) files.summary["problems"].push_back(p);
+  if (first.summary.contains("task_categories")) files.summary["task_categories"] = task_categories;
   files.summary["runs"] = runs;
   files.summary["seconds"] = seconds;
   files.summary["stage_seconds"] = stage_seconds;

@@ -13,6 +13,8 @@
 
 #include "audit/audit.h"
 #include "audit/shard.h"
+#include "common/files.h"
+#include "common/sha256.h"
 #include "reports/markdown.h"
 #include "reports/run_dir.h"
 #include "corpus/corpus.h"
@@ -87,6 +89,41 @@ std::pair<std::size_t, std::size_t> parse_shard(const std::string& v) {
   if (i < 1 || n < 1 || n > 1024 || i > n)
     throw std::invalid_argument("--shard takes I/N, shard I of N with 1 <= I <= N <= 1024 (e.g. 1/2), not '" + v + "'");
   return {i, n};
+}
+
+// What the shards of one split must agree on besides the summary's settings (reports/merge.h): the
+// whole plan, the selection of kernels and rules, the flags that change the kill matrix, and
+// digests of the audited tasks' files and of the mutant set, so that shards audited on machines
+// with different corpora, selections or mutant sets are refused at merge instead of mixed.
+nlohmann::json split_json(const audit::ShardPlan& plan, const corpus::Corpus& corpus, const AuditArgs& a) {
+  const audit::AuditOptions& o = a.options;
+  Sha256 files;
+  for (const auto& name : plan.tasks) {
+    const corpus::Task* t = corpus.find_task(name);
+    for (const auto& path : {t->task_json, t->problem_py}) {
+      const auto text = read_file(path);
+      files.update(name).update(std::string(1, '\0')).update(text ? *text : std::string("(unreadable)")).update(std::string(1, '\0'));
+    }
+  }
+  std::vector<std::string> kernels = audit::shard_kernels(corpus, o.only, plan.tasks);
+  for (const auto& id : kernels) files.update(id).update(std::string(1, '\0')).update(corpus.find_kernel(id)->source).update(std::string(1, '\0'));
+  std::string set_digest;
+  if (!a.mutants.empty()) {
+    Sha256 set;
+    for (const char* f : {"mutants.jsonl", "kernels.jsonl"}) {
+      const auto text = read_file(a.mutants / f);
+      set.update(text ? *text : std::string("(unreadable)")).update(std::string(1, '\0'));
+    }
+    set_digest = set.hex_digest();
+  }
+  return {{"plan", plan.shards},
+          {"kernels", kernels},
+          {"rules", o.sites.rules},
+          {"full_matrix", o.full_matrix},
+          {"schemata", o.schemata},
+          {"include_unverified", a.include_unverified},
+          {"corpus_files_sha256", files.hex_digest()},
+          {"mutant_set_sha256", set_digest}};
 }
 
 nlohmann::json summary_json(const audit::AuditResult& r, const std::vector<oracle::OracleSpec>& oracles,
@@ -179,8 +216,11 @@ int audit_command(const std::vector<std::string>& args) {
     try {
       const audit::ShardPlan plan = audit::plan_shards(loaded->corpus, options.only, shard->second);
       const auto& tasks = plan.shards[shard->first - 1];
+      // What every shard of one split must share, recorded before the shard narrows the selection.
+      const nlohmann::json split = split_json(plan, loaded->corpus, shared);
       options.only = audit::shard_kernels(loaded->corpus, options.only, tasks);
-      shard_json = {{"index", shard->first}, {"count", shard->second}, {"tasks", tasks}, {"all_tasks", plan.tasks}};
+      shard_json = {{"index", shard->first}, {"count", shard->second}, {"tasks", tasks}, {"all_tasks", plan.tasks},
+                    {"split", split}};
       options.progress("shard " + std::to_string(shard->first) + "/" + std::to_string(shard->second) + ": " +
                        std::to_string(tasks.size()) + " of " + std::to_string(plan.tasks.size()) + " tasks, " +
                        std::to_string(options.only.size()) + " kernels");
@@ -204,6 +244,10 @@ int audit_command(const std::vector<std::string>& args) {
   reports::RunFiles files;
   files.summary = summary_json(r, oracles, options, root.filename().string());
   if (shard) files.summary["shard"] = shard_json;
+  nlohmann::json categories = nlohmann::json::object();  // the report's per-category table
+  for (const auto& p : r.pools)
+    if (const corpus::Task* t = loaded->corpus.find_task(p.task)) categories[p.task] = t->category;
+  files.summary["task_categories"] = categories;
   try {
     if (prior_run) {
       files = reports::add_oracles(*prior_run, r, files.summary);

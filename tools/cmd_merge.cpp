@@ -15,12 +15,13 @@ const char* kHelp =
     "Joins the run directories of `kaudit audit --shard I/N` (one per shard, made on one machine or\n"
     "on several, with the same corpus, settings and oracles) into the run directory one audit of\n"
     "all the shards' tasks writes: the same kill matrix, pools, mutants, sources and report; in\n"
-    "summary.json the scores are recomputed from the merged kill matrix, timings are summed (each\n"
-    "shard's are kept under \"merged_shards\"). Nothing runs; `kaudit report`, `cover --from`,\n"
-    "`audit --from` and `diff` read the result like any run directory.\n"
+    "summary.json the scores are recomputed from the merged kill matrix and timings are summed (each\n"
+    "shard's runs and seconds are kept under \"merged_shards\"). Shards of different splits,\n"
+    "corpus files, selections, settings, mutant sets, NVRTC or GPU are refused. Nothing runs;\n"
+    "`kaudit report`, `cover --from`, `audit --from` and `diff` read the result like any run directory.\n"
     "  --out DIR   the merged run directory (default kaudit-out)\n"
     "  --json      print summary.json instead of the table\n"
-    "Exit status: 0; 2 on a usage error, or shards that do not make one split (one missing or given\n"
+    "Exit status: 0; 1 when a shard skipped something (listed, as `kaudit audit` does); 2 on a usage error, or shards that do not make one split (one missing or given\n"
     "twice, other settings, oracles or corpus: the message names the directory).\n";
 
 }  // namespace
@@ -47,7 +48,8 @@ int merge_command(const std::vector<std::string>& args) {
   try {
     std::vector<reports::RunDir> shards;
     for (const auto& d : dirs) {
-      if (std::filesystem::exists(out) && std::filesystem::equivalent(d, out))
+      std::error_code ec;
+      if (std::filesystem::equivalent(d, out, ec))
         throw reports::RunDirError("--out " + out.string() + " is one of the shards; give another folder");
       shards.push_back(reports::read_run_dir(d));
     }
@@ -62,7 +64,9 @@ int merge_command(const std::vector<std::string>& args) {
   }
   if (json_out) std::cout << files.summary.dump(2) << "\n";
   else std::cout << files.report_md << "\nmerged " << dirs.size() << " shards into " << out.string() << "/\n";
-  return 0;
+  const auto& problems = files.summary.at("problems");
+  for (const auto& p : problems) std::fprintf(stderr, "skipped: %s\n", p.get<std::string>().c_str());
+  return problems.empty() ? 0 : 1;
 }
 
 }  // namespace kaudit::cli

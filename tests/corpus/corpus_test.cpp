@@ -349,6 +349,13 @@ TEST(BuiltinCorpus, EveryTaskHasTheBenchmarksPresets) {
   }
 }
 
+// Every built-in task names its category (reports break miss rates down by it, issue 22 item 7).
+TEST(BuiltinCorpus, EveryTaskHasACategory) {
+  const LoadResult r = load_corpus(KAUDIT_BUILTIN_CORPUS);
+  ASSERT_TRUE(r.ok());
+  for (const Task& t : r.corpus.tasks) EXPECT_FALSE(t.category.empty()) << t.name << " has no \"category\"";
+}
+
 TEST(CorpusLoader, MissingRoot) {
   LoadResult r = load_corpus(kFixtures / "does_not_exist");
   ASSERT_EQ(r.diagnostics.size(), 1u);
@@ -404,6 +411,18 @@ TEST(CorpusLoader, SingleTaskErrors) {
   // valid baseline
   EXPECT_TRUE(try_json("{\n  \"inputs\": [{\"name\": \"x\", \"dtype\": \"float32\", \"shape\": "
                        "[\"N\"]}],\n  \"dims\": {\"N\": {\"min\": 1}},\n" +
+                       tail)
+                  .empty());
+  // a task category: one of the known ones, or an error naming the field and the choices
+  auto d_category = try_json("{\n  \"category\": \"elementwsie\",\n  \"inputs\": [{\"name\": \"x\", \"dtype\": "
+                             "\"float32\", \"shape\": [\"N\"]}],\n  \"dims\": {\"N\": {\"min\": 1}},\n" +
+                             tail);
+  ASSERT_EQ(d_category.size(), 1u);
+  EXPECT_EQ(d_category[0].line, 2);
+  EXPECT_NE(d_category[0].message.find("unknown task category 'elementwsie'"), std::string::npos) << d_category[0].message;
+  EXPECT_NE(d_category[0].fix.find("elementwise, reduction"), std::string::npos) << d_category[0].fix;
+  EXPECT_TRUE(try_json("{\n  \"category\": \"scan\",\n  \"inputs\": [{\"name\": \"x\", \"dtype\": "
+                       "\"float32\", \"shape\": [\"N\"]}],\n  \"dims\": {\"N\": {\"min\": 1}},\n" +
                        tail)
                   .empty());
   // name differs from the directory

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -417,8 +418,46 @@ TEST(MergeCommand, TheShardsOfAnAuditMergeIntoTheRunOneAuditWrites) {
   std::ofstream(base / "s2-other" / "summary.json") << other.dump(2);
   const auto settings = merge({"s1", "s2-other"}, base / "m4");
   EXPECT_EQ(settings.exit_code, 2);
-  EXPECT_NE(settings.err.find("\"witness_tolerance\" differs"), std::string::npos) << settings.err;
-  EXPECT_FALSE(fs::exists(base / "m1") || fs::exists(base / "m2") || fs::exists(base / "m3") || fs::exists(base / "m4"));
+  EXPECT_NE(settings.err.find("its \"witness_tolerance\" is "), std::string::npos) << settings.err;
+  json malformed = read_json(base / "s2-other" / "summary.json");
+  malformed["witness_tolerance"] = read_json(base / "s2" / "summary.json")["witness_tolerance"];
+  malformed["shard"] = "2/2";
+  std::ofstream(base / "s2-other" / "summary.json") << malformed.dump(2);
+  const auto shape = merge({"s1", "s2-other"}, base / "m5");
+  EXPECT_EQ(shape.exit_code, 2);
+  EXPECT_NE(shape.err.find("summary.json: its \"shard\" is not an object"), std::string::npos) << shape.err;
+  // A shard of another selection (one rule fewer) is of another split, though its tasks fit.
+  {
+    std::vector<std::string> args = slice_audit();
+    const auto rule = std::find(args.begin(), args.end(), "hack-return-input");
+    args.erase(rule - 1, rule + 1);
+    args.insert(args.end(), {"--shard", "2/2", "--out", (base / "s2-fewer-rules").string()});
+    const auto r = kaudit::run_process(args, 1200);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  const auto selection = merge({"s1", "s2-fewer-rules"}, base / "m6");
+  EXPECT_EQ(selection.exit_code, 2);
+  EXPECT_NE(selection.err.find("a shard of another split"), std::string::npos) << selection.err;
+  EXPECT_FALSE(fs::exists(base / "m1") || fs::exists(base / "m2") || fs::exists(base / "m3") || fs::exists(base / "m4") ||
+               fs::exists(base / "m5") || fs::exists(base / "m6"));
+  // A shard whose task has no mutant of the selected rules (relu_gridstride has no barrier) still
+  // merges, into what one audit of that selection writes.
+  {
+    const std::vector<std::string> sync = {KAUDIT_EXE, "audit", "--kernel", "relu/relu_gridstride", "--kernel",
+                                           "softmax/softmax_block_smem", "--rule", "sync-remove-syncthreads",
+                                           "--cache", KAUDIT_TEST_CACHE};
+    for (const std::string shard : {"", "1/2", "2/2"}) {
+      std::vector<std::string> args = sync;
+      if (!shard.empty()) args.insert(args.end(), {"--shard", shard});
+      args.insert(args.end(), {"--out", (base / ("sync" + (shard.empty() ? "" : "-" + shard.substr(0, 1)))).string()});
+      const auto r = kaudit::run_process(args, 1200);
+      ASSERT_EQ(r.exit_code, 0) << r.err;
+    }
+    const auto merged_sync = merge({"sync-1", "sync-2"}, base / "sync-merged");
+    ASSERT_EQ(merged_sync.exit_code, 0) << merged_sync.err;
+    for (const char* file : {"kill-matrix.jsonl", "pools.json", "mutants.jsonl", "report.md"})
+      EXPECT_EQ(*kaudit::read_file(base / "sync-merged" / file), *kaudit::read_file(base / "sync" / file)) << file;
+  }
   for (const char* bad : {"3/2", "0/2", "1", "a/b"}) {
     std::vector<std::string> args = slice_audit();
     args.insert(args.end(), {"--shard", bad, "--out", (base / "bad").string()});
