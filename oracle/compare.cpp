@@ -61,6 +61,7 @@ constexpr int64_t kChunk = int64_t(1) << 18;
 struct ChunkResult {
   Worst worst;
   int64_t mismatches = 0;
+  double max_ratio_within = 0;
 };
 
 // One element as a comparator sees it: its values, error and allowance, whether it is within
@@ -73,6 +74,10 @@ struct Element {
   double excess() const {
     double x = !close && !std::isfinite(err) ? kInf : err - allowed;
     return std::isnan(x) ? -kInf : x;
+  }
+  // |out-ref| / allowed of an element within tolerance with a finite, non-zero error; else 0.
+  double ratio_within() const {
+    return close && err > 0 && std::isfinite(err) && allowed > 0 ? err / allowed : 0.0;
   }
 };
 
@@ -90,6 +95,7 @@ ChunkResult over_chunks(int64_t n, ElementAt element) {
     int64_t mismatches = 0;
     bool any = false;  // a reportable element
     double largest = -kInf;
+    double ratio = 0;
   };
   std::vector<Part> parts(static_cast<std::size_t>(chunks));
   at::parallel_for(0, chunks, 1, [&](int64_t b, int64_t e) {
@@ -102,6 +108,8 @@ ChunkResult over_chunks(int64_t n, ElementAt element) {
           part.any = true;
           const double x = el.excess();
           part.largest = x > part.largest ? x : part.largest;
+          const double q = el.ratio_within();
+          part.ratio = q > part.ratio ? q : part.ratio;
         }
       }
       parts[static_cast<std::size_t>(c)] = part;
@@ -112,6 +120,7 @@ ChunkResult over_chunks(int64_t n, ElementAt element) {
   for (int64_t c = 0; c < chunks; ++c) {
     const Part& part = parts[static_cast<std::size_t>(c)];
     all.mismatches += part.mismatches;
+    all.max_ratio_within = std::max(all.max_ratio_within, part.ratio);
     if (part.any && (worst_chunk < 0 || part.largest > parts[static_cast<std::size_t>(worst_chunk)].largest))
       worst_chunk = c;
   }
@@ -287,6 +296,7 @@ CompareResult compare_allclose(const at::Tensor& out, const at::Tensor& ref, dou
     });
   });
   r.mismatches = all.mismatches;
+  r.max_ratio_within = all.max_ratio_within;
   fill(r, all.worst);
   r.ok = r.mismatches == 0;
   if (!r.ok) r.reason = mismatch_reason(r);
@@ -383,6 +393,7 @@ CompareResult compare_gate(const at::Tensor& out, const at::Tensor& ref64, doubl
     });
   });
   r.mismatches = all.mismatches;
+  r.max_ratio_within = all.max_ratio_within;
   fill(r, all.worst);
   r.ok = r.mismatches == 0;
   if (!r.ok) r.reason = mismatch_reason(r);
@@ -400,11 +411,14 @@ CompareResult compare_lists(const std::vector<at::Tensor>& out, const std::vecto
                   std::to_string(ref.size());
     return last;
   }
+  double ratio = 0;  // over every output, not only the last one's
   for (size_t i = 0; i < out.size(); ++i) {
     last = one(out[i], ref[i]);
     last.output = static_cast<int>(i);
     if (!last.ok) return last;
+    ratio = std::max(ratio, last.max_ratio_within);
   }
+  last.max_ratio_within = ratio;
   return last;
 }
 }  // namespace

@@ -30,6 +30,10 @@ struct CompareResult {
   double got = 0, expected = 0, abs_err = 0, allowed = 0;
   int64_t mismatches = 0;  // elements out of tolerance
   int64_t elements = 0;    // elements compared
+  // The largest |out-ref| / allowed over the elements within tolerance (0 where none is, or where
+  // every one is exact). Not the ratio at worst_index: the element of least margin is often one
+  // with a tiny allowance and no error at all, while another uses 90% of a larger one.
+  double max_ratio_within = 0;
   int output = 0;          // which output, for the vector overloads
   std::string reason;      // why not ok: shape mismatch, dtype mismatch, nan mismatch, ...; or ""
 

@@ -53,6 +53,7 @@ std::vector<const KernelVerdict*> GateReport::failed() const {
 
 double error_ratio(const CompareResult& c) {
   if (c.elements == 0) return 0;
+  if (c.ok) return c.max_ratio_within;
   if (c.allowed > 0) return c.abs_err / c.allowed;
   return c.abs_err > 0 ? std::numeric_limits<double>::infinity() : 0.0;
 }

@@ -58,7 +58,8 @@ GateReport run_gate(const corpus::Corpus& corpus, const GateOptions& options);
 std::vector<cpu::CpuBuild> build_kernels(const std::vector<const corpus::Kernel*>& kernels,
                                          const std::filesystem::path& cache_dir, bool cuda = false);
 
-// Ratio |out - ref| / allowed of the worst element: < 1 passes. For display.
+// For display: on a pass, the largest |out - ref| / allowed over the elements (< 1); on a
+// failure, that ratio at the worst element (> 1, or inf for a NaN/Inf mismatch).
 double error_ratio(const CompareResult& c);
 
 }  // namespace kaudit::oracle

@@ -57,7 +57,7 @@ nlohmann::json case_json(const oracle::GateCase& c) {
     j["worst"] = {{"index", c.compare.worst_index}, {"output", c.compare.output}, {"got", c.compare.got},
                   {"expected", c.compare.expected}, {"abs_err", c.compare.abs_err},
                   {"allowed", c.compare.allowed}, {"mismatches", c.compare.mismatches},
-                  {"reason", c.compare.reason}};
+                  {"reason", c.compare.reason}, {"max_ratio_within", c.compare.max_ratio_within}};
   return j;
 }
 
@@ -117,7 +117,7 @@ int verify_command(const std::vector<std::string>& args) {
                 "and odd shapes)\n",
                 loaded.corpus.tasks.size(), loaded.corpus.kernels.size(), root.c_str(), backend.c_str(),
                 opts.preset.c_str());
-    std::printf("cell: worst |out-ref| as a fraction of the allowed error (<1 passes)\n\n");
+    std::printf("cell: the largest |out-ref| as a fraction of its allowed error (<1 passes)\n\n");
     std::fflush(stdout);
     // Columns: the gate recipes in their fixed order (the task with most odd shapes sets the width).
     const corpus::Task* widest = nullptr;

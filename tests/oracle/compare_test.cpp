@@ -157,6 +157,32 @@ TEST(CompareAllclose, ReportsTheWorstElement) {
   EXPECT_EQ(rb.elements, 6);
 }
 
+// The display ratio of a passing comparison is the largest err / allowed, not the ratio at the
+// element of least margin: here the least margin is the exact zero (allowance 0.1, no error),
+// while 10.9 against 10 uses 90% of its allowance of 1.1.
+TEST(CompareAllclose, MaxRatioWithinIsTheLargestShareOfAnAllowanceUsed) {
+  auto r = compare_allclose(f32({0, 10.9f, 5}), f32({0, 10, 5}), 0.1, 0.1);
+  ASSERT_TRUE(r.ok);
+  EXPECT_EQ(r.worst_index, 0);
+  EXPECT_EQ(r.abs_err, 0);
+  EXPECT_NEAR(r.max_ratio_within, 0.9 / 1.1, 1e-6);
+  // exact everywhere: 0; a failure does not count in it (the ratio of the elements within)
+  EXPECT_EQ(compare_allclose(f32({1, 2}), f32({1, 2}), 0.1, 0.1).max_ratio_within, 0);
+  auto bad = compare_allclose(f32({1.05f, 9}), f32({1, 2}), 0, 0.1);
+  EXPECT_FALSE(bad.ok);
+  EXPECT_NEAR(bad.max_ratio_within, 0.5, 1e-5);
+  // over every output of a list, not only the last one's
+  std::vector<at::Tensor> ref = {f32({10}), f32({1})};
+  auto list = compare_allclose(std::vector<at::Tensor>{f32({10.5f}), f32({1})}, ref, 0, 1);
+  ASSERT_TRUE(list.ok);
+  EXPECT_NEAR(list.max_ratio_within, 0.5, 1e-6);
+  // the gate's comparison too: allowed = rtol |ref| + atol * max|ref|
+  auto g = compare_gate(f32({0, 2.0001f}), f64({0, 2}), 1e-4, 1e-5);
+  ASSERT_TRUE(g.ok);
+  EXPECT_GT(g.max_ratio_within, 0.3);
+  EXPECT_LT(g.max_ratio_within, 1);
+}
+
 TEST(CompareAllclose, ShapeAndDtypeReasons) {
   auto s = compare_allclose(f32({1, 2, 3}), f32({1, 2}), 0, 0);
   EXPECT_FALSE(s.ok);
