@@ -42,11 +42,13 @@ json false_kills_record(std::vector<FalseKill>& fks) {
   return c;
 }
 
-std::string context_digest(const std::vector<PoolInput>& pool, const AuditOptions& o, const Backend& backend) {
+std::string context_digest(const std::vector<PoolInput>& pool, const std::set<std::string>& reference_keys,
+                           const AuditOptions& o, const Backend& backend) {
   kaudit::Sha256 h;
   const auto field = [&](const std::string& s) { h.update(std::to_string(s.size()) + ":" + s + "\n"); };
   field(kCacheVersion);
   for (const auto& p : pool) field(p.key);
+  for (const auto& k : reference_keys) field(k);
   field(json{{"kind", oracle::comparator_name(o.witness.kind)}, {"rtol", o.witness.rtol}, {"atol", o.witness.atol}}.dump());
   field(std::to_string(o.timeout_seconds));
   field(std::to_string(o.thread_budget));

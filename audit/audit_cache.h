@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -60,7 +61,11 @@ nlohmann::json false_kills_record(std::vector<FalseKill>& fks);
 
 // What every cached result depends on besides the kernel: the pool, the witness comparator, the
 // limits and the CPU toolchain. Not the oracles: verdicts and false kills are cached per oracle.
-std::string context_digest(const std::vector<PoolInput>& pool, const AuditOptions& o, const Backend& backend);
+// reference_keys: the ReferenceStore keys of the task's references (problem.py, the export
+// script, init arguments, torch): a changed Model changes every verdict's key, not only the
+// reference's.
+std::string context_digest(const std::vector<PoolInput>& pool, const std::set<std::string>& reference_keys,
+                           const AuditOptions& o, const Backend& backend);
 // A key of `parts` in `context`.
 std::string cache_key(const std::string& context, const std::vector<std::string>& parts);
 

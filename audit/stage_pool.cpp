@@ -148,6 +148,7 @@ void prepare_pool(AuditRun& run, TaskRun& tr) {
     part += std::chrono::duration<double>(now - pool_clock).count();
     pool_clock = now;
   };
+  std::set<std::string> reference_keys;  // in the task's context: verdicts depend on the Model
   for (std::size_t p = 0; p < pool.size(); ++p) {
     if (!pool[p].usable) continue;
     try {
@@ -156,6 +157,7 @@ void prepare_pool(AuditRun& run, TaskRun& tr) {
       pr.dims = oracle::dims_for(task, pool[p].recipe);
       pr.inputs = oracle::make_inputs(task, pool[p].recipe, pr.dims);
       pool_lap(pool_seconds.inputs);
+      reference_keys.insert(run.references.cache_key(task, corpus::init_values(task, pr.dims)));
       pr.reference = run.references.load(task, pr.dims);
       pool_lap(pool_seconds.model);
       pr.ref64 = pr.reference.forward(pr.inputs, at::kDouble);
@@ -196,7 +198,7 @@ void prepare_pool(AuditRun& run, TaskRun& tr) {
                 task.name.c_str(), pool.size(), pool_seconds.inputs, pool_seconds.model, pool_seconds.references,
                 pool_seconds.recorded, pool_seconds.keeping);
   run.say(line);
-  tr.context = context_digest(pool, options, run.backend);
+  tr.context = context_digest(pool, reference_keys, options, run.backend);
 }
 
 }  // namespace kaudit::audit

@@ -563,6 +563,39 @@ TEST(AuditCommand, CachedRecordsOfAnotherShapeAreRecomputed) {
   fs::remove_all(base);
 }
 
+// A task's Model is in every cached verdict's key, not only in its reference's: after an edit of
+// problem.py the mutants run again (the runs of a warm re-run are 0).
+TEST(AuditCommand, AnEditedProblemRunsTheMutantsAgain) {
+  namespace fs = std::filesystem;
+  const fs::path base = fs::path(KAUDIT_TEST_CACHE) / "audit_edited_problem";
+  const fs::path corpus = base / "corpus", cache = base / "cache";
+  fs::remove_all(base);
+  fs::create_directories(corpus / "tasks");
+  fs::create_directories(corpus / "kernels" / "relu");
+  fs::copy(fs::path(KAUDIT_CORPUS_DIR) / "tasks" / "relu", corpus / "tasks" / "relu", fs::copy_options::recursive);
+  for (const char* ext : {".cu", ".json"})
+    fs::copy_file(fs::path(KAUDIT_CORPUS_DIR) / "kernels" / "relu" / (std::string("relu_gridstride") + ext),
+                  corpus / "kernels" / "relu" / (std::string("relu_gridstride") + ext));
+  fs::create_directories(cache);
+  fs::permissions(cache, fs::perms::owner_all, fs::perm_options::replace);
+  const std::vector<std::string> args = {KAUDIT_EXE, "audit", "--corpus", corpus.string(), "--rule",
+                                         "hack-return-input", "--oracle", "kernelbench-v0.1", "--cache",
+                                         cache.string(), "--out", (base / "out").string(), "--json"};
+  const auto runs = [&] {
+    const auto r = kaudit::run_process(args, 1200);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return nlohmann::json::parse(r.out, nullptr, false).value("runs", -1);
+  };
+  EXPECT_GT(runs(), 0);
+  EXPECT_EQ(runs(), 0);
+  {
+    std::ofstream problem(corpus / "tasks" / "relu" / "problem.py", std::ios::app);
+    problem << "\n# edited\n";
+  }
+  EXPECT_GT(runs(), 0);
+  fs::remove_all(base);
+}
+
 }  // namespace
 
 namespace {
