@@ -21,9 +21,15 @@ struct GateCase {
   corpus::Assignment dims;
   runtime::Status status = runtime::Status::Ok;
   std::string message;  // the worker's message when status != ok
-  CompareResult compare;
+  CompareResult compare;  // against the float64 reference, or the float32 one when judged_by_fp32
   bool passed = false;
   double seconds = 0;
+  // Where the task's own Model run in float32 misses the float64 reference at the gate's tolerance
+  // too (a float32 product that overflows or underflows, a long float32 accumulation over
+  // cancelling terms), no float32 kernel can be held to float64 there: the case is judged against
+  // that float32 reference instead, at the same tolerance. `fp32_miss` says how it missed.
+  bool judged_by_fp32 = false;
+  CompareResult fp32_miss;
 };
 
 struct KernelVerdict {

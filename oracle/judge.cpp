@@ -40,12 +40,12 @@ RecipeRun run_recipe(ReferenceStore& references, runtime::IsolatedRunner& runner
                      at::ScalarType precision) {
   RecipeRun out;
   out.dims = dims_for(task, recipe);
-  const std::vector<at::Tensor> inputs = make_inputs(task, recipe, out.dims);
-  const Reference reference = references.load(task, out.dims);
-  out.reference = reference.forward(inputs, precision);
+  out.inputs = make_inputs(task, recipe, out.dims);
+  out.model = references.load(task, out.dims);
+  out.reference = out.model.forward(out.inputs, precision);
   runtime::RunRequest req;
   req.library = library;
-  req.args = bind_entry_args(task, kernel, inputs, out.dims, reference);
+  req.args = bind_entry_args(task, kernel, out.inputs, out.dims, out.model);
   out.result = runner.run(req);
   return out;
 }

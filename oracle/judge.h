@@ -41,7 +41,9 @@ std::vector<runtime::EntryArg> bind_entry_args(const corpus::Task& task, const c
 // at::kFloat) and the kernel's result. Throws ReferenceError when the reference cannot be had.
 struct RecipeRun {
   corpus::Assignment dims;
-  std::vector<at::Tensor> reference;
+  std::vector<at::Tensor> inputs;     // what the kernel was given
+  Reference model;                    // the task's Model (for another precision of the reference)
+  std::vector<at::Tensor> reference;  // at the `precision` asked for
   runtime::RunResult result;
 };
 RecipeRun run_recipe(ReferenceStore& references, runtime::IsolatedRunner& runner, const corpus::Task& task,

@@ -81,8 +81,35 @@ TEST_F(GateFixture, ACrashIsAVerdictAndTheNextKernelStillRuns) {
   EXPECT_FALSE(v.passed);
   EXPECT_EQ(v.cases.at(0).status, kaudit::runtime::Status::Crash);
   EXPECT_TRUE(find(*report_, "twice/correct").passed);  // verified in the same run
-  EXPECT_EQ(report_->kernels.size(), 5u);
-  EXPECT_EQ(report_->passed(), 1u);
+  EXPECT_EQ(report_->kernels.size(), 7u);
+  EXPECT_EQ(report_->passed(), 2u);  // twice/correct and pow13/squarings
+}
+
+// pow13 on gate-large: |x| above ~918 overflows float32 and not float64, so no float32 kernel can
+// meet the float64 reference; the Model run in float32 misses it too (infinities), and the case
+// is judged against that float32 answer. Everywhere else the float64 reference judges.
+TEST_F(GateFixture, WhereTheModelInFloat32MissesTooTheKernelIsJudgedAgainstIt) {
+  const auto& v = find(*report_, "pow13/squarings");
+  EXPECT_TRUE(v.passed) << v.failure;
+  int by_fp32 = 0;
+  for (const auto& c : v.cases) {
+    EXPECT_TRUE(c.passed) << c.recipe;
+    EXPECT_EQ(c.judged_by_fp32, c.recipe == "gate-large") << c.recipe;
+    by_fp32 += c.judged_by_fp32;
+    if (c.judged_by_fp32) {
+      EXPECT_FALSE(c.fp32_miss.ok);
+      EXPECT_NE(c.fp32_miss.reason.find("inf"), std::string::npos) << c.fp32_miss.to_string();
+    }
+  }
+  EXPECT_EQ(by_fp32, 1);
+}
+
+TEST_F(GateFixture, AKernelThatMatchesNeitherReferenceStillFails) {
+  const auto& v = find(*report_, "pow13/saturating");  // clamps to FLT_MAX where float32 is infinite
+  EXPECT_FALSE(v.passed);
+  EXPECT_NE(v.failure.find("gate-large"), std::string::npos) << v.failure;
+  EXPECT_NE(v.failure.find("judged against the Model run in float32"), std::string::npos) << v.failure;
+  for (const auto& c : v.cases) EXPECT_EQ(c.passed, c.recipe != "gate-large") << c.recipe;
 }
 
 TEST_F(GateFixture, AFailingReferenceExportNamesProblemPyAndTheLine) {
