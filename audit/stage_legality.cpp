@@ -100,7 +100,7 @@ void run_legality(AuditRun& run, TaskRun& tr) {
       if (r.status != runtime::Status::Ok) {
         tr.oracle_why[o][i] = failed;
       } else {
-        const auto c = oracle::apply_comparator(spec.comparator, r.outputs, oracle_reference(spec, tr.prepared[p]));
+        const auto c = oracle::judge_outputs(spec, judge_facts(tr, o, p), r.outputs);
         if (!c.ok) tr.oracle_why[o][i] = c.to_string();
       }
     }
@@ -135,11 +135,11 @@ void run_legality(AuditRun& run, TaskRun& tr) {
 }
 
 // The false kills of the float32 reference on an oracle's trials (no run needed).
-void reference_false_kills(const TaskRun& tr, const oracle::OracleSpec& spec,
+void reference_false_kills(const TaskRun& tr, std::size_t oracle, const oracle::OracleSpec& spec,
                            const std::vector<std::pair<std::size_t, std::string>>& trials, std::vector<FalseKill>& fks) {
   for (const auto& [p, trial] : trials) {
     if (!tr.pool[p].usable) continue;
-    const auto c = oracle::apply_comparator(spec.comparator, tr.prepared[p].ref32, oracle_reference(spec, tr.prepared[p]));
+    const auto c = oracle::judge_outputs(spec, judge_facts(tr, oracle, p), tr.prepared[p].ref32);
     if (!c.ok) fks.push_back({spec.name, "reference-fp32", tr.task.name, trial, c.to_string()});
   }
 }
@@ -166,7 +166,7 @@ void witness_mode_false_kills(AuditRun& run, TaskRun& tr) {
     std::vector<FalseKill> fks;
     if (!cached_false_kills(run.cache, key, spec.name, tr.task.name, fks)) {
       const auto& trials = tr.oracle_trials[o];
-      reference_false_kills(tr, spec, trials, fks);
+      reference_false_kills(tr, o, spec, trials, fks);
       if (!tr.oracle_why.empty()) {
         // Legality ran in this audit: its runs hold every admitted member on every trial.
         for (std::size_t m = 0; m < tr.correct.size(); ++m) {
@@ -194,7 +194,7 @@ void witness_mode_false_kills(AuditRun& run, TaskRun& tr) {
             if (r.status != runtime::Status::Ok) {
               why = std::string(runtime::to_string(r.status)) + " " + r.message.substr(0, 200);
             } else {
-              const auto c = oracle::apply_comparator(spec.comparator, r.outputs, oracle_reference(spec, tr.prepared[p]));
+              const auto c = oracle::judge_outputs(spec, judge_facts(tr, o, p), r.outputs);
               if (!c.ok) why = c.to_string();
             }
           }
@@ -233,7 +233,7 @@ void oracle_mode_false_kills(AuditRun& run, TaskRun& tr) {
     if (of.cached) continue;
     for (const auto& t : tr.oracle_trials[o])
       if (tr.pool[t.first].usable) of.trials.push_back(t);
-    reference_false_kills(tr, spec, of.trials, of.fks);
+    reference_false_kills(tr, o, spec, of.trials, of.fks);
     if (!of.trials.empty())
       for (std::size_t i = 0; i < admitted.size(); ++i) harness_runs.emplace_back(o, i);
   }
@@ -255,8 +255,9 @@ void oracle_mode_false_kills(AuditRun& run, TaskRun& tr) {
         for (const auto& [p, name] : trials)
           prepared_trials.push_back(harness_trial(tr.prepared[p], spec.reference == oracle::ReferencePrecision::Fp64,
                                                   oracle_reference(spec, tr.prepared[p])));
-        const oracle::HarnessRequest rq = oracle::make_harness_request(spec.harness, spec.comparator, tr.task,
-                                                                       *member.kernel, build.library, 0, prepared_trials);
+        oracle::HarnessRequest rq = oracle::make_harness_request(spec.harness, spec.comparator, tr.task,
+                                                                 *member.kernel, build.library, 0, prepared_trials);
+        rq.stop_at_failure = !spec.checker;
         const oracle::HarnessResult hr = oracle::run_harness(runner, rq);
         runs = hr.trials.size();
         if (hr.infrastructure_failure) {
@@ -264,7 +265,7 @@ void oracle_mode_false_kills(AuditRun& run, TaskRun& tr) {
                                  hr.trials.back().message);
           return;
         }
-        const oracle::HarnessVerdict v = oracle::harness_verdict(rq, hr);
+        const oracle::HarnessVerdict v = oracle::harness_verdict(rq, hr, external_judge(spec, tr, o, trials));
         if (v.killed) {
           why = v.cause + ": " + v.detail;
           trial = trials[static_cast<std::size_t>(v.trial)].second;

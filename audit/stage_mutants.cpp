@@ -485,7 +485,7 @@ class MutantEvaluation {
           if (!tr_.is_trial[oi][p]) continue;
           const oracle::OracleSpec& spec = run_.options.oracles[oi];
           const auto& ref = oracle_reference(spec, tr_.prepared[p]);
-          if (!oracle::apply_comparator(spec.comparator, r.outputs, ref).ok) why[oi] = oracle::mismatch_cause(r.outputs, ref);
+          if (!oracle::judge_outputs(spec, judge_facts(tr_, oi, p), r.outputs).ok) why[oi] = oracle::mismatch_cause(r.outputs, ref);
         }
       }
     }
@@ -557,20 +557,23 @@ class MutantEvaluation {
       if (witness < 0) continue;  // cached as null
       std::vector<oracle::PreparedTrial> trials;
       std::vector<std::string> trial_names;
+      std::vector<std::pair<std::size_t, std::string>> usable;
       for (const auto& [p, trial] : tr_.oracle_trials[oi])
         if (tr_.pool[p].usable) {
           trials.push_back(harness_trial(tr_.prepared[p], spec.reference == oracle::ReferencePrecision::Fp64,
                                          oracle_reference(spec, tr_.prepared[p])));
           trial_names.push_back(trial);
+          usable.emplace_back(p, trial);
         }
       if (trials.empty()) continue;
-      const oracle::HarnessRequest rq = oracle::make_harness_request(spec.harness, spec.comparator, tr_.task, kernel_,
-                                                                     library_, switch_value_, trials);
+      oracle::HarnessRequest rq = oracle::make_harness_request(spec.harness, spec.comparator, tr_.task, kernel_,
+                                                               library_, switch_value_, trials);
+      rq.stop_at_failure = !spec.checker;
       // On a GPU a mutant that timed out twice hangs: a checker's loop over it stops at its first
       // hang, so one run's wall-clock limit is enough to see it, not one per trial (a CPU worker
       // stops each run at its CPU-time limit itself).
       const oracle::HarnessResult hr = run_harness(rq, run_.backend.cuda() && timeouts_ >= 2 ? 1 : 0);
-      const oracle::HarnessVerdict v = oracle::harness_verdict(rq, hr);
+      const oracle::HarnessVerdict v = oracle::harness_verdict(rq, hr, external_judge(spec, tr_, oi, usable));
       a_.scored.killed_by[spec.name] = v.killed;
       if (v.killed) a_.scored.cause[spec.name] = v.cause;
       if (v.killed && v.trial >= 0 && static_cast<std::size_t>(v.trial) < trial_names.size())

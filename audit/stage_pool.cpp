@@ -18,6 +18,32 @@ const std::vector<at::Tensor>& oracle_reference(const oracle::OracleSpec& o, con
   return o.reference == oracle::ReferencePrecision::Fp64 ? p.ref64 : p.ref32;
 }
 
+oracle::TrialJudge external_judge(const oracle::OracleSpec& spec, const TaskRun& tr, std::size_t oracle,
+                                  const std::vector<std::pair<std::size_t, std::string>>& trials) {
+  if (!spec.checker) return {};
+  return [&tr, oracle, &trials, &spec](std::size_t t, const std::vector<at::Tensor>& outputs) {
+    return oracle::judge_outputs(spec, judge_facts(tr, oracle, trials.at(t).first), outputs);
+  };
+}
+
+oracle::JudgeFacts judge_facts(const TaskRun& tr, std::size_t oracle, std::size_t p) {
+  oracle::JudgeFacts f;
+  f.task = &tr.task;
+  const auto& trials = tr.oracle_trials.at(oracle);
+  for (std::size_t i = 0; i < trials.size(); ++i)
+    if (trials[i].first == p) {
+      f.trial = trials[i].second;
+      f.trial_index = i;
+      break;
+    }
+  const Prepared& pr = tr.prepared.at(p);
+  f.dims = &pr.dims;
+  f.inputs = &pr.inputs;
+  f.ref32 = &pr.ref32;
+  f.ref64 = &pr.ref64;
+  return f;
+}
+
 oracle::PreparedTrial harness_trial(const Prepared& p, bool fp64, const std::vector<at::Tensor>& judge) {
   // Replaying nothing would pass for a forward that left no blocks: a wrong verdict, not an error.
   if (fp64 && !p.traced64) throw std::logic_error("kaudit: a float64 trial without its recorded forward (audit/audit.cpp)");

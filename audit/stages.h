@@ -66,6 +66,14 @@ struct Prepared {
 
 // The reference an oracle compares against: float64 or float32, as its spec says.
 const std::vector<at::Tensor>& oracle_reference(const oracle::OracleSpec& o, const Prepared& p);
+// What an oracle's judgement of a run at pool input `p` is about (oracle::judge_outputs): the
+// task, the oracle's trial there (its first trial on `p`: name and place), the inputs and both
+// references.
+oracle::JudgeFacts judge_facts(const struct TaskRun& tr, std::size_t oracle, std::size_t p);
+// harness_verdict's judge for an oracle with an external checker, over the harness's trials
+// (pool input, trial name) in order; empty (the request's comparator judges) for the others.
+oracle::TrialJudge external_judge(const oracle::OracleSpec& spec, const struct TaskRun& tr, std::size_t oracle,
+                                  const std::vector<std::pair<std::size_t, std::string>>& trials);
 // One trial of an oracle-mode harness run on pool input `p`: the harness holds the spec's
 // reference (its device footprint is that forward's) and the verdict compares against `judge`.
 oracle::PreparedTrial harness_trial(const Prepared& p, bool fp64, const std::vector<at::Tensor>& judge);

@@ -205,7 +205,8 @@ HarnessResult run_harness(runtime::IsolatedRunner& runner, const HarnessRequest&
             {"mutant", rq.mutant},
             {"order", order_name(rq.harness.order)},
             {"inputs", inputs_name(rq.harness.inputs)},
-            {"comparator", comparator_json(rq.comparator)}};
+            {"comparator", comparator_json(rq.comparator)},
+            {"stop_at_failure", rq.stop_at_failure}};
   json models = json::array();
   for (const auto& m : rq.models) models.push_back(add_all(m));
   h["models"] = models;
@@ -309,7 +310,7 @@ const char* mismatch_cause(const std::vector<at::Tensor>& outputs, const std::ve
   return "wrong-output";
 }
 
-HarnessVerdict harness_verdict(const HarnessRequest& request, const HarnessResult& result) {
+HarnessVerdict harness_verdict(const HarnessRequest& request, const HarnessResult& result, const TrialJudge& judge) {
   HarnessVerdict v;
   for (std::size_t t = 0; t < result.trials.size(); ++t) {
     const HarnessTrialResult& r = result.trials[t];
@@ -319,7 +320,8 @@ HarnessVerdict harness_verdict(const HarnessRequest& request, const HarnessResul
     }
     if (r.outputs.empty() && t + 1 < result.trials.size()) continue;  // ran before a death: it passed
     if (t >= request.trials.size()) break;
-    const CompareResult c = apply_comparator(request.comparator, r.outputs, request.trials[t].judge_reference);
+    const CompareResult c = judge ? judge(t, r.outputs)
+                                  : apply_comparator(request.comparator, r.outputs, request.trials[t].judge_reference);
     if (!c.ok) return {true, static_cast<int>(t), mismatch_cause(r.outputs, request.trials[t].judge_reference), c.to_string()};
   }
   // Every trial passed, yet fewer came back than were asked for: not what the loop does (it stops
@@ -569,6 +571,7 @@ json serve_loop(HarnessDevice& device, const json& req, std::vector<at::Tensor>&
   const bool candidate_first = req.at("order").get<std::string>() == "candidate-first";
   const bool cloned = req.at("inputs").get<std::string>() == "cloned";
   const Comparator comparator = comparator_from(req.at("comparator"));
+  const bool stop_at_failure = req.value("stop_at_failure", true);
   const auto host_list = [&](const json& indices) {
     std::vector<at::Tensor> out;
     for (const auto& i : indices) out.push_back(tensors.at(i.get<std::size_t>()));
@@ -634,7 +637,7 @@ json serve_loop(HarnessDevice& device, const json& req, std::vector<at::Tensor>&
       result["outputs"] = host.size();
     }
     trial_results.push_back(result);
-    if (!passed || device.lost()) break;
+    if (result["status"] != "ok" || (!passed && stop_at_failure) || device.lost()) break;
   }
   // Every device tensor goes before the device does (the model is reset).
   inputs.clear();

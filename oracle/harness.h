@@ -97,8 +97,11 @@ struct HarnessRequest {
   std::vector<std::vector<at::Tensor>> models;
   std::vector<HarnessTrial> trials;
   // The checker's comparison (also modelled on the device), against judge_reference. The loop
-  // stops after the first trial that fails it.
+  // stops after the first trial that fails it, unless !stop_at_failure: an external checker
+  // (oracle/external.h) judges the outputs afterwards, so every trial that completes is run and
+  // comes back (the verdict is still its first failing trial; later trials change nothing before it).
   Comparator comparator;
+  bool stop_at_failure = true;
 };
 
 struct HarnessTrialResult {
@@ -133,7 +136,10 @@ struct HarnessVerdict {
   std::string cause;   // empty when not killed
   std::string detail;  // the comparator's or the run's message
 };
-HarnessVerdict harness_verdict(const HarnessRequest& request, const HarnessResult& result);
+// The verdict of a completed trial t's outputs, when not the request's comparator (an external
+// checker's, through judge_outputs).
+using TrialJudge = std::function<CompareResult(std::size_t trial, const std::vector<at::Tensor>& outputs)>;
+HarnessVerdict harness_verdict(const HarnessRequest& request, const HarnessResult& result, const TrialJudge& judge = {});
 // The cause of a failed comparison of `outputs` with `reference` (wrong-output or nan-inf).
 const char* mismatch_cause(const std::vector<at::Tensor>& outputs, const std::vector<at::Tensor>& reference);
 // The cause a run status stands for ("crash", "timeout"...; nullptr for Ok).

@@ -59,7 +59,7 @@ OracleVerdict Judge::judge(const OracleSpec& spec, const corpus::Task& task, con
   struct Trial {
     std::string name;
     corpus::Assignment dims;
-    std::vector<at::Tensor> inputs, reference;
+    std::vector<at::Tensor> inputs, reference, other;  // other: the other precision (external checkers get both)
     Reference model;
     ReferenceTrace trace;
   };
@@ -72,6 +72,7 @@ OracleVerdict Judge::judge(const OracleSpec& spec, const corpus::Task& task, con
       t.inputs = make_inputs(task, recipe, t.dims);
       t.model = references_.load(task, t.dims);
       t.reference = t.model.forward(t.inputs, fp64 ? at::kDouble : at::kFloat);
+      if (spec.checker) t.other = t.model.forward(t.inputs, fp64 ? at::kFloat : at::kDouble);
       (void)trace_reference_forward(t.model, t.inputs, fp64 ? at::kDouble : at::kFloat, t.trace);
     } catch (const std::exception& e) {
       TrialOutcome o;
@@ -87,7 +88,8 @@ OracleVerdict Judge::judge(const OracleSpec& spec, const corpus::Task& task, con
   std::vector<PreparedTrial> prepared;
   for (const Trial& t : trials)
     prepared.push_back({&t.inputs, &t.dims, &t.model, &t.trace, &t.reference, &t.reference});
-  const HarnessRequest rq = make_harness_request(spec.harness, spec.comparator, task, kernel, library, 0, prepared);
+  HarnessRequest rq = make_harness_request(spec.harness, spec.comparator, task, kernel, library, 0, prepared);
+  rq.stop_at_failure = !spec.checker;
   const auto t0 = std::chrono::steady_clock::now();
   const HarnessResult r = run_harness(runner_, rq);
   v.harness_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -98,7 +100,10 @@ OracleVerdict Judge::judge(const OracleSpec& spec, const corpus::Task& task, con
     o.status = r.trials[i].status;
     o.message = r.trials[i].message;
     if (o.status == runtime::Status::Ok) {
-      o.compare = apply_comparator(spec.comparator, r.trials[i].outputs, trials[i].reference);
+      const Trial& t = trials[i];
+      const JudgeFacts facts{&task, t.name, i, &t.dims, &t.inputs, fp64 ? &t.other : &t.reference,
+                             fp64 ? &t.reference : &t.other};
+      o.compare = judge_outputs(spec, facts, r.trials[i].outputs);
       // A trial that ran before the worker died left no outputs: it passed.
       o.passed = o.compare.ok || (r.trials[i].outputs.empty() && i + 1 < r.trials.size());
     }

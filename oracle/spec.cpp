@@ -9,6 +9,7 @@
 #include "corpus/json_locator.h"
 #include "oracle/recipes.h"
 #include "common/files.h"
+#include "common/sha256.h"
 
 namespace kaudit::oracle {
 namespace fs = std::filesystem;
@@ -82,7 +83,7 @@ OracleSpec parse_spec(const std::string& text, const fs::path& file) {
   Checker ck{file, text};
   if (!j.is_object()) ck.fail("", "", "a spec is a JSON object");
   ck.known_fields(j, "", "", {"name", "description", "source", "shape_preset", "reference", "comparator", "trials",
-                         "task_trials", "harness"});
+                         "task_trials", "harness", "kind", "command", "timeout_s"});
   OracleSpec s;
   s.file = file;
   auto str = [&](const char* key, bool required) -> std::string {
@@ -108,6 +109,36 @@ OracleSpec parse_spec(const std::string& text, const fs::path& file) {
     else if (r == "fp64") s.reference = ReferencePrecision::Fp64;
     else ck.fail("/reference", "reference", "must be \"fp32\" or \"fp64\", not \"" + r + "\"");
   }
+  if (j.contains("kind")) {
+    const std::string k = str("kind", false);
+    if (k != "external" && k != "builtin")
+      ck.fail("/kind", "kind", "must be \"external\" (a checker command judges) or \"builtin\" (the comparator does), not \"" + k + "\"");
+    if (k == "external") {
+      ExternalCommand cmd;
+      if (!j.contains("command") || !j.at("command").is_array() || j.at("command").empty())
+        ck.fail(j.contains("command") ? "/command" : "", "command",
+                "an external spec needs \"command\": a non-empty list of strings, e.g. [\"{python}\", \"checker.py\"]");
+      for (std::size_t i = 0; i < j.at("command").size(); ++i) {
+        const json& a = j.at("command")[i];
+        if (!a.is_string() || a.get<std::string>().empty())
+          ck.fail("/command/" + std::to_string(i), "command[" + std::to_string(i) + "]", "must be a non-empty string");
+        cmd.argv.push_back(a.get<std::string>());
+      }
+      cmd.cwd = file.empty() ? fs::current_path() : fs::absolute(file).parent_path();
+      if (j.contains("timeout_s")) {
+        const json& t = j.at("timeout_s");
+        if (!t.is_number() || !(t.get<double>() > 0) || t.get<double>() > 3600)
+          ck.fail("/timeout_s", "timeout_s", "must be a number of seconds in (0, 3600]");
+        cmd.timeout_s = t.get<double>();
+      }
+      s.external = cmd;
+    }
+  }
+  if (!s.external) {
+    if (j.contains("command")) ck.fail("/command", "command", "only an external spec (\"kind\": \"external\") has a command");
+    if (j.contains("timeout_s")) ck.fail("/timeout_s", "timeout_s", "only an external spec (\"kind\": \"external\") has a timeout_s");
+  }
+  if (s.external && !j.contains("comparator")) j["comparator"] = {{"kind", "allclose"}, {"rtol", 1e-4}, {"atol", 1e-4}};
   if (!j.contains("comparator") || !j.at("comparator").is_object()) ck.fail("/comparator", "comparator", "is required (an object)");
   const json& c = j.at("comparator");
   ck.known_fields(c, "/comparator", "comparator.", {"kind", "rtol", "atol", "equal_nan"});
@@ -195,6 +226,7 @@ OracleSpec parse_spec(const std::string& text, const fs::path& file) {
       s.task_trials[task] = read_trials(list, ptr, field, s.name + "-" + task, s.task_trial_lines[task]);
     }
   }
+  if (s.external) s.checker = std::make_shared<ExternalChecker>(s.name, *s.external);
   return s;
 }
 
@@ -234,6 +266,21 @@ json spec_to_json(const OracleSpec& s) {
                           {"atol", s.comparator.atol}, {"equal_nan", s.comparator.equal_nan}}},
           {"trials", trials},
           {"harness", {{"order", order_name(s.harness.order)}, {"inputs", inputs_name(s.harness.inputs)}}}};
+  if (s.external) {
+    // The command and the bytes of every file it names: an edited checker is another oracle, so
+    // cached verdicts of the old one are not reused.
+    json files = json::object();
+    for (const auto& a : s.external->argv) {
+      const fs::path f = fs::path(a).is_absolute() ? fs::path(a) : s.external->cwd / a;
+      std::error_code ec;
+      if (fs::is_regular_file(f, ec))
+        if (const auto bytes = read_file(f)) files[a] = sha256_hex(*bytes);
+    }
+    j["kind"] = "external";
+    j["command"] = s.external->argv;
+    j["timeout_s"] = s.external->timeout_s;
+    j["command_files"] = files;
+  }
   if (!s.task_trials.empty()) {
     json per_task = json::object();
     for (const auto& [task, list] : s.task_trials) per_task[task] = list;
@@ -264,6 +311,12 @@ void check_spec_for_corpus(const OracleSpec& spec, const corpus::Corpus& corpus,
       }
     }
   }
+}
+
+CompareResult judge_outputs(const OracleSpec& spec, const JudgeFacts& facts, const std::vector<at::Tensor>& outputs) {
+  if (spec.checker) return spec.checker->judge(facts, outputs);
+  return apply_comparator(spec.comparator, outputs,
+                          spec.reference == ReferencePrecision::Fp64 ? *facts.ref64 : *facts.ref32);
 }
 
 const std::vector<Recipe>& trials_for(const OracleSpec& spec, const std::string& task) {

@@ -16,6 +16,10 @@
 //     "task_trials": {"<task>": [recipe, ...]}    optional: a task's own trials, used instead of
 //                                                 "trials" for that task (suites from `kaudit
 //                                                 cover` hold only these; "trials" may then be [])
+//     "harness": {"order": ..., "inputs": ...}    oracle mode's model of the checker's loop
+//     "kind": "external",                         optional: the verdict is a command's
+//     "command": ["{python}", "checker.py"],      (oracle/external.h), run in the spec's folder,
+//     "timeout_s": 60                             with this limit per request
 //   }
 //
 // Comparators: allclose |out-ref| <= atol + rtol*|ref| (torch.allclose); absolute |out-ref| <= atol;
@@ -25,12 +29,15 @@
 
 #include <filesystem>
 #include <map>
+#include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "oracle/compare.h"
 #include "corpus/corpus.h"
+#include "oracle/external.h"
 #include "oracle/recipes.h"
 
 namespace kaudit::oracle {
@@ -68,6 +75,11 @@ struct OracleSpec {
   std::vector<Recipe> trials;
   std::map<std::string, std::vector<Recipe>> task_trials;
   HarnessSpec harness;
+  // "kind": "external" (oracle/external.h): the verdict on a completed run is the checker
+  // command's; `comparator` then only models the checker's comparison on the device (the
+  // temporaries it allocates), and is allclose 1e-4 unless the spec gives one.
+  std::optional<ExternalCommand> external;
+  std::shared_ptr<ExternalChecker> checker;  // one per loaded spec, shared by its copies
   std::filesystem::path file;  // where it was loaded from (empty for specs built in code)
   // The line of each trial in the file (0: not from a file), for errors found later.
   std::vector<int> trial_lines;
@@ -108,6 +120,10 @@ const std::vector<Recipe>& trials_for(const OracleSpec& spec, const std::string&
 // those tasks only (the command was limited to some kernels).
 void check_spec_for_corpus(const OracleSpec& spec, const corpus::Corpus& corpus,
                            const std::vector<std::string>& only_tasks = {});
+
+// An oracle's verdict on a completed run's outputs: its external checker's when it has one, else
+// its comparator against its reference (float32 or float64, as the spec says).
+CompareResult judge_outputs(const OracleSpec& spec, const JudgeFacts& facts, const std::vector<at::Tensor>& outputs);
 
 // The comparator applied to every output (a count mismatch fails).
 CompareResult apply_comparator(const Comparator& c, const std::vector<at::Tensor>& out,

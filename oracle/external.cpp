@@ -1,0 +1,263 @@
+#include "oracle/external.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "common/sha256.h"
+#include "oracle/npy.h"
+#include "oracle/reference.h"
+
+extern char** environ;
+
+namespace kaudit::oracle {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+struct ExternalChecker::Process {
+  pid_t pid = -1;
+  int to_child = -1;    // a socket: writes to a checker that died fail with EPIPE, never SIGPIPE
+  int from_child = -1;  // the checker's stdout
+  fs::path stderr_file;
+  std::string buffer;  // bytes read past the last line
+  bool greeted = false;
+
+  ~Process() {
+    if (to_child >= 0) ::close(to_child);
+    if (from_child >= 0) ::close(from_child);
+    if (pid > 0) {
+      ::kill(-pid, SIGKILL);  // its process group: a shell's children too
+      int status = 0;
+      ::waitpid(pid, &status, 0);
+    }
+  }
+  // The last lines the checker wrote to stderr, for errors.
+  std::string stderr_tail() const {
+    std::ifstream in(stderr_file);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    std::string s = ss.str();
+    if (s.size() > 1500) s = "..." + s.substr(s.size() - 1500);
+    return s;
+  }
+};
+
+namespace {
+
+std::string describe_exit(pid_t pid) {
+  int status = 0;
+  for (int i = 0; i < 50; ++i) {  // it closed its stdout: give it 0.5 s to be reaped
+    if (::waitpid(pid, &status, WNOHANG) == pid) {
+      if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
+      if (WIFSIGNALED(status)) return "was killed by signal " + std::to_string(WTERMSIG(status));
+    }
+    ::usleep(10000);
+  }
+  return "closed its stdout";
+}
+
+}  // namespace
+
+ExternalChecker::ExternalChecker(std::string oracle, ExternalCommand command)
+    : oracle_(std::move(oracle)), command_(std::move(command)) {
+  std::string tmpl = (fs::temp_directory_path() / "kaudit-external-XXXXXX").string();
+  if (!::mkdtemp(tmpl.data())) throw ExternalCheckerError("cannot create a folder for oracle '" + oracle_ + "' tensors");
+  folder_ = tmpl;
+}
+
+ExternalChecker::~ExternalChecker() {
+  idle_.clear();
+  std::error_code ec;
+  fs::remove_all(folder_, ec);
+}
+
+int ExternalChecker::processes_started() const {
+  std::lock_guard lock(mu_);
+  return started_;
+}
+
+std::unique_ptr<ExternalChecker::Process> ExternalChecker::acquire() {
+  int number;
+  {
+    std::lock_guard lock(mu_);
+    if (!idle_.empty()) {
+      auto p = std::move(idle_.back());
+      idle_.pop_back();
+      return p;
+    }
+    number = ++started_;
+  }
+  // Everything the child needs is built before fork(): after it, a threaded parent's child may
+  // only call async-signal-safe functions.
+  std::vector<std::string> args = command_.argv;
+  for (auto& a : args)
+    for (std::size_t at; (at = a.find("{python}")) != std::string::npos;) a.replace(at, 8, default_python());
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::vector<std::string> env_strings;
+  std::string pythonpath = std::string("PYTHONPATH=") + KAUDIT_TOOLS_DIR;
+  for (char** e = environ; *e; ++e) {
+    const std::string_view v(*e);
+    if (v.rfind("PYTHONPATH=", 0) == 0) pythonpath += ":" + std::string(v.substr(11));
+    else env_strings.emplace_back(v);
+  }
+  env_strings.push_back(pythonpath);
+  env_strings.push_back("KAUDIT_PYTHON=" + default_python());
+  std::vector<char*> envp;
+  for (auto& e : env_strings) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  auto p = std::make_unique<Process>();
+  p->stderr_file = folder_ / ("stderr-" + std::to_string(number) + ".txt");
+  const std::string cwd = command_.cwd.empty() ? std::string(".") : command_.cwd.string();
+  const std::string err_path = p->stderr_file.string();
+
+  int in[2], out[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in) != 0 || ::pipe2(out, O_CLOEXEC) != 0)
+    throw ExternalCheckerError("oracle '" + oracle_ + "': cannot create pipes for its checker");
+  const pid_t pid = ::fork();
+  if (pid < 0) throw ExternalCheckerError("oracle '" + oracle_ + "': cannot start its checker (fork failed)");
+  if (pid == 0) {
+    ::setpgid(0, 0);
+    const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (::dup2(in[1], 0) < 0 || ::dup2(out[1], 1) < 0 || err < 0 || ::dup2(err, 2) < 0) ::_exit(126);
+    if (::chdir(cwd.c_str()) != 0) ::_exit(126);
+    ::execvpe(argv[0], argv.data(), envp.data());
+    ::_exit(127);
+  }
+  ::close(in[1]);
+  ::close(out[1]);
+  p->pid = pid;
+  p->to_child = in[0];
+  p->from_child = out[0];
+  return p;
+}
+
+void ExternalChecker::release(std::unique_ptr<Process> p) {
+  std::lock_guard lock(mu_);
+  idle_.push_back(std::move(p));
+}
+
+std::string ExternalChecker::tensor_file(const at::Tensor& t) {
+  const std::string bytes = npy_bytes(t);
+  const fs::path path = folder_ / (sha256_hex(bytes).substr(0, 32) + ".npy");
+  if (!fs::exists(path)) {
+    static std::atomic<unsigned long> n{0};
+    const fs::path tmp = path.string() + ".part" + std::to_string(n++);
+    {
+      std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+      out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+      if (!out) throw ExternalCheckerError("cannot write " + tmp.string());
+    }
+    fs::rename(tmp, path);
+  }
+  return path.string();
+}
+
+CompareResult ExternalChecker::judge(const JudgeFacts& facts, const std::vector<at::Tensor>& outputs) {
+  const auto paths = [&](const std::vector<at::Tensor>* list) {
+    json a = json::array();
+    if (list)
+      for (const auto& t : *list) a.push_back(tensor_file(t));
+    return a;
+  };
+  long id;
+  {
+    std::lock_guard lock(mu_);
+    id = ++next_id_;
+  }
+  const std::string task = facts.task ? facts.task->name : std::string();
+  json request = {{"id", id},
+                  {"op", "judge"},
+                  {"task", task},
+                  {"problem", facts.task ? facts.task->problem_py.string() : std::string()},
+                  {"trial", facts.trial_index},
+                  {"trial_name", facts.trial},
+                  {"dims", facts.dims ? json(*facts.dims) : json::object()},
+                  {"outcome", "ok"},
+                  {"inputs", paths(facts.inputs)},
+                  {"reference_fp32", paths(facts.ref32)},
+                  {"reference_fp64", paths(facts.ref64)},
+                  {"outputs", paths(&outputs)}};
+  const std::string what = "request #" + std::to_string(id) + " (judge, task '" + task + "', trial " +
+                           std::to_string(facts.trial_index) + " '" + facts.trial + "')";
+  std::unique_ptr<Process> p = acquire();
+  const auto fail = [&](const std::string& why) -> ExternalCheckerError {
+    const std::string tail = p->stderr_tail();
+    std::string argv;
+    for (const auto& a : command_.argv) argv += (argv.empty() ? "" : " ") + a;
+    return ExternalCheckerError("oracle '" + oracle_ + "': its checker (" + argv + ", in " + command_.cwd.string() +
+                                ") " + why + " on " + what + (tail.empty() ? "" : "; its stderr ends:\n" + tail));
+  };
+  const auto exchange = [&](const json& message) -> json {
+    const std::string line = message.dump() + "\n";
+    for (std::size_t sent = 0; sent < line.size();) {
+      const ssize_t n = ::send(p->to_child, line.data() + sent, line.size() - sent, MSG_NOSIGNAL);
+      if (n <= 0) throw fail(describe_exit(p->pid) + " (it stopped reading its stdin)");
+      sent += static_cast<std::size_t>(n);
+    }
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(command_.timeout_s);
+    for (;;) {
+      if (const auto nl = p->buffer.find('\n'); nl != std::string::npos) {
+        std::string reply = p->buffer.substr(0, nl);
+        p->buffer.erase(0, nl + 1);
+        if (reply.empty()) continue;
+        try {
+          return json::parse(reply);
+        } catch (const json::exception&) {
+          throw fail("answered a line that is not JSON (" + reply.substr(0, 200) +
+                     ") (print nothing else on stdout: log to stderr)");
+        }
+      }
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      if (left.count() <= 0)
+        throw fail("did not answer within " + std::to_string(command_.timeout_s) + " s (the spec's timeout_s)");
+      pollfd pfd{p->from_child, POLLIN, 0};
+      const int r = ::poll(&pfd, 1, static_cast<int>(std::min<long>(left.count(), 1000)));
+      if (r <= 0) continue;
+      char chunk[65536];
+      const ssize_t n = ::read(p->from_child, chunk, sizeof chunk);
+      if (n <= 0) throw fail(describe_exit(p->pid));
+      p->buffer.append(chunk, static_cast<std::size_t>(n));
+    }
+  };
+  const auto reply_to = [&](const json& reply, long expect_id) {
+    if (!reply.is_object() || !reply.contains("id") || reply.at("id") != expect_id)
+      throw fail("answered " + reply.dump().substr(0, 200) + ", not a reply with \"id\": " + std::to_string(expect_id));
+  };
+  if (!p->greeted) {
+    // A new process: the handshake first (a checker that speaks another protocol stops here).
+    const json hello = {{"id", 0}, {"op", "hello"}, {"protocol", 1}, {"oracle", oracle_}};
+    const json r = exchange(hello);
+    reply_to(r, 0);
+    if (!r.contains("ok") || r.at("ok") != true)
+      throw fail("refused the handshake (" + r.dump().substr(0, 200) + "; kaudit speaks protocol 1)");
+    p->greeted = true;
+  }
+  const json reply = exchange(request);
+  reply_to(reply, id);
+  if (!reply.contains("pass") || !reply.at("pass").is_boolean())
+    throw fail("answered " + reply.dump().substr(0, 200) + " without a boolean \"pass\"");
+  CompareResult c;
+  c.ok = reply.at("pass").get<bool>();
+  c.elements = 0;
+  if (!c.ok) {
+    c.reason = reply.contains("reason") && reply.at("reason").is_string() ? reply.at("reason").get<std::string>()
+                                                                          : std::string("rejected by the checker");
+    if (c.reason.empty()) c.reason = "rejected by the checker";
+  }
+  release(std::move(p));
+  return c;
+}
+
+}  // namespace kaudit::oracle

@@ -1,0 +1,87 @@
+// External checkers: a checker kaudit does not model but runs, so that the verdict of an oracle
+// is the verdict of the user's own code (its comparator, its gates), not of a JSON description of
+// it. A spec with "kind": "external" names a command (docs/ORACLES.md, "External checkers");
+// kaudit starts it once per thread that needs it and talks to it over a line-based JSON protocol
+// on its stdin and stdout, with tensors passed as NumPy .npy files in a private folder:
+//
+//   kaudit -> checker  {"id": 1, "op": "hello", "protocol": 1, "oracle": NAME}
+//   checker -> kaudit  {"id": 1, "ok": true}
+//   kaudit -> checker  {"id": 2, "op": "judge", "task": T, "problem": PATH, "trial": I,
+//                       "trial_name": S, "dims": {...}, "outcome": "ok",
+//                       "inputs": [PATH...], "reference_fp32": [PATH...],
+//                       "reference_fp64": [PATH...], "outputs": [PATH...]}
+//   checker -> kaudit  {"id": 2, "pass": false, "reason": "max |diff| 0.3 > 1e-4"}
+//
+// Only completed runs are judged: a run that crashed, hung, faulted or threw left no outputs for a
+// harness to compare, and is a kill by that cause without a question (as for every other oracle).
+// A checker that exits, answers after its timeout, or answers something else than the protocol's
+// reply is an ExternalCheckerError naming the oracle, the request and the checker's last stderr
+// lines: the command stops with the records it has cached.
+#pragma once
+#include <ATen/core/Tensor.h>
+
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "corpus/corpus.h"
+#include "oracle/compare.h"
+
+namespace kaudit::oracle {
+
+struct ExternalCommand {
+  std::vector<std::string> argv;  // "{python}" in an argument is replaced by kaudit's Python
+  std::filesystem::path cwd;      // the spec file's folder: relative paths in argv start there
+  double timeout_s = 60;          // per request
+};
+
+class ExternalCheckerError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// What one trial's judgement is about.
+struct JudgeFacts {
+  const corpus::Task* task = nullptr;
+  std::string trial;              // the trial's name in the spec
+  std::size_t trial_index = 0;    // its place among the spec's trials for this task
+  const corpus::Assignment* dims = nullptr;
+  const std::vector<at::Tensor>* inputs = nullptr;
+  const std::vector<at::Tensor>* ref32 = nullptr;  // the Model in float32
+  const std::vector<at::Tensor>* ref64 = nullptr;  // the Model in float64
+};
+
+class ExternalChecker {
+ public:
+  ExternalChecker(std::string oracle, ExternalCommand command);
+  ~ExternalChecker();  // ends every checker process and removes the tensor folder
+  ExternalChecker(const ExternalChecker&) = delete;
+  ExternalChecker& operator=(const ExternalChecker&) = delete;
+
+  // The checker's verdict on a completed run's outputs: ok = pass; reason = its words on a fail.
+  // Thread-safe: each calling thread gets a checker process of its own while it asks.
+  CompareResult judge(const JudgeFacts& facts, const std::vector<at::Tensor>& outputs);
+
+  // How many checker processes were started (tests).
+  int processes_started() const;
+
+  struct Process;
+
+ private:
+  std::unique_ptr<Process> acquire();
+  void release(std::unique_ptr<Process> p);
+  std::string tensor_file(const at::Tensor& t);  // content-addressed .npy in folder_
+
+  std::string oracle_;
+  ExternalCommand command_;
+  std::filesystem::path folder_;
+  mutable std::mutex mu_;
+  std::vector<std::unique_ptr<Process>> idle_;
+  int started_ = 0;
+  long next_id_ = 0;
+};
+
+}  // namespace kaudit::oracle

@@ -1,0 +1,138 @@
+// External checkers (oracle/external.h): the protocol round trip with tensors of several dtypes,
+// and a checker that dies, hangs, writes on its protocol channel or answers beside the protocol:
+// each is an ExternalCheckerError naming the oracle and the request, never a verdict.
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "oracle/external.h"
+#include "oracle/npy.h"
+#include "oracle/spec.h"
+
+namespace {
+namespace fs = std::filesystem;
+using kaudit::oracle::CompareResult;
+using kaudit::oracle::ExternalChecker;
+using kaudit::oracle::ExternalCheckerError;
+using kaudit::oracle::ExternalCommand;
+using kaudit::oracle::JudgeFacts;
+
+ExternalCommand command(const std::string& script, double timeout_s = 60) {
+  return {{"{python}", script}, fs::path(KAUDIT_FIXTURES_DIR) / "external_checkers", timeout_s};
+}
+
+struct Facts {
+  kaudit::corpus::Task task;
+  kaudit::corpus::Assignment dims = {{"N", 4}};
+  std::vector<at::Tensor> inputs, ref32, ref64;
+  Facts() {
+    task.name = "toy";
+    task.problem_py = "/nowhere/problem.py";
+    inputs = {at::arange(4, at::kFloat), at::arange(4, at::kLong).remainder(4).ne(1), at::arange(3, at::kLong)};
+    ref32 = {at::arange(4, at::kFloat) * 2};
+    ref64 = {at::arange(4, at::kDouble) * 2};
+  }
+  JudgeFacts facts() const { return {&task, "trial-2", 1, &dims, &inputs, &ref32, &ref64}; }
+};
+
+TEST(ExternalChecker, ARoundTripCarriesEveryTensorAndTheVerdict) {
+  Facts f;
+  ExternalChecker checker("echo", command("echo_sums.py"));
+  const CompareResult pass = checker.judge(f.facts(), {at::full({4}, 0.5, at::kHalf)});
+  EXPECT_TRUE(pass.ok);
+  const CompareResult fail = checker.judge(f.facts(), {at::full({2, 2}, -1.5, at::kFloat)});
+  ASSERT_FALSE(fail.ok);
+  // The checker's reason: what it loaded, dtype, shape and sum of each tensor.
+  EXPECT_NE(fail.reason.find("toy trial-2 1"), std::string::npos) << fail.reason;
+  EXPECT_NE(fail.reason.find("in:torch.float32[4]=6,torch.bool[4]=3,torch.int64[3]=3"), std::string::npos) << fail.reason;
+  EXPECT_NE(fail.reason.find("r32:torch.float32[4]=12"), std::string::npos) << fail.reason;
+  EXPECT_NE(fail.reason.find("r64:torch.float64[4]=12"), std::string::npos) << fail.reason;
+  EXPECT_NE(fail.reason.find("out:torch.float32[2, 2]=-6"), std::string::npos) << fail.reason;
+  EXPECT_EQ(checker.processes_started(), 1);  // one thread asked twice: one process
+}
+
+void expect_error(const std::string& script, double timeout_s, const std::string& says) {
+  Facts f;
+  ExternalChecker checker("bad", command(script, timeout_s));
+  try {
+    checker.judge(f.facts(), {at::ones({4})});
+    FAIL() << script << ": no error";
+  } catch (const ExternalCheckerError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("oracle 'bad'"), std::string::npos) << m;
+    EXPECT_NE(m.find("request #1 (judge, task 'toy', trial 1 'trial-2')"), std::string::npos) << m;
+    EXPECT_NE(m.find(script), std::string::npos) << m;
+    EXPECT_NE(m.find(says), std::string::npos) << m;
+  }
+}
+
+TEST(ExternalChecker, ACheckerThatDiesIsAnErrorWithItsStatusAndStderr) {
+  expect_error("exits.py", 60, "exited with status 3");
+  expect_error("exits.py", 60, "giving up on toy");
+}
+
+TEST(ExternalChecker, ACheckerThatHangsIsAnErrorAfterItsTimeout) { expect_error("hangs.py", 1, "did not answer within 1"); }
+
+TEST(ExternalChecker, PrintingOnTheProtocolChannelIsAnError) { expect_error("garbage.py", 60, "not JSON (judging toy)"); }
+
+TEST(ExternalChecker, AnswersBesideTheProtocolAreErrors) {
+  expect_error("wrong_id.py", 60, "not a reply with \"id\": 1");
+  expect_error("no_pass.py", 60, "without a boolean \"pass\"");
+}
+
+TEST(ExternalChecker, AMissingCommandIsAnErrorNotAVerdict) {
+  Facts f;
+  ExternalChecker checker("gone", {{"/nonexistent/checker"}, fs::temp_directory_path(), 10});
+  EXPECT_THROW(checker.judge(f.facts(), {at::ones({4})}), ExternalCheckerError);
+}
+
+TEST(NpyFile, HeaderIsAlignedAndDataFollows) {
+  const std::string b = kaudit::oracle::npy_bytes(at::arange(3, at::kInt));
+  ASSERT_EQ(b.substr(0, 6), "\x93NUMPY");
+  const std::size_t header = static_cast<unsigned char>(b[8]) | (static_cast<unsigned char>(b[9]) << 8);
+  EXPECT_EQ((10 + header) % 64, 0u);
+  EXPECT_NE(b.find("'descr': '<i4', 'fortran_order': False, 'shape': (3,), }"), std::string::npos);
+  EXPECT_EQ(b.size(), 10 + header + 12);
+  EXPECT_THROW(kaudit::oracle::npy_bytes(at::ones({2}, at::kBFloat16)), std::invalid_argument);
+}
+
+kaudit::oracle::OracleSpec parse(const std::string& text) {
+  return kaudit::oracle::parse_spec(text, fs::path(KAUDIT_FIXTURES_DIR) / "external_checkers" / "spec.json");
+}
+
+TEST(ExternalSpec, ParsesTheCommandAndRunsItInTheSpecsFolder) {
+  const auto s = parse(R"({"name": "x", "description": "d", "kind": "external",
+                           "command": ["{python}", "echo_sums.py"], "timeout_s": 5,
+                           "trials": [{"distribution": "uniform01", "seed": 1}]})");
+  ASSERT_TRUE(s.external);
+  EXPECT_EQ(s.external->argv.at(1), "echo_sums.py");
+  EXPECT_EQ(s.external->cwd, fs::path(KAUDIT_FIXTURES_DIR) / "external_checkers");
+  EXPECT_EQ(s.external->timeout_s, 5);
+  ASSERT_TRUE(s.checker);
+  EXPECT_EQ(s.comparator.rtol, 1e-4);  // the device model's default comparison
+  // The checker's bytes are in the spec's identity: cached verdicts of an edited checker go.
+  const auto j = kaudit::oracle::spec_to_json(s);
+  EXPECT_EQ(j.at("command_files").at("echo_sums.py").get<std::string>().size(), 64u);
+}
+
+TEST(ExternalSpec, BadFieldsNameTheFieldAndTheFix) {
+  const auto error = [](const std::string& text) {
+    try {
+      parse(text);
+    } catch (const kaudit::oracle::SpecError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string head = R"({"name": "x", "description": "d", "trials": [{"distribution": "uniform01"}], )";
+  EXPECT_NE(error(head + R"("kind": "external"})").find("field 'command': an external spec needs"), std::string::npos);
+  EXPECT_NE(error(head + R"("kind": "remote", "command": ["a"]})").find("field 'kind': must be \"external\""), std::string::npos);
+  EXPECT_NE(error(head + R"("kind": "external", "command": ["a", 3]})").find("field 'command[1]'"), std::string::npos);
+  EXPECT_NE(error(head + R"("kind": "external", "command": ["a"], "timeout_s": 0})").find("field 'timeout_s'"), std::string::npos);
+  EXPECT_NE(error(head + R"("command": ["a"], "comparator": {"kind": "allclose", "atol": 0.1}})").find("only an external spec"), std::string::npos);
+}
+
+}  // namespace
