@@ -16,6 +16,7 @@
 
 #include "common/sha256.h"
 #include "oracle/npy.h"
+#include "oracle/recipes.h"
 #include "oracle/reference.h"
 
 extern char** environ;
@@ -164,33 +165,15 @@ std::string ExternalChecker::tensor_file(const at::Tensor& t) {
   return path.string();
 }
 
-CompareResult ExternalChecker::judge(const JudgeFacts& facts, const std::vector<at::Tensor>& outputs) {
-  const auto paths = [&](const std::vector<at::Tensor>* list) {
-    json a = json::array();
-    if (list)
-      for (const auto& t : *list) a.push_back(tensor_file(t));
-    return a;
-  };
+json ExternalChecker::ask(json request, const std::string& what_kind, const std::string& about,
+                         const std::function<std::string(const json&)>& validate) {
   long id;
   {
     std::lock_guard lock(mu_);
     id = ++next_id_;
   }
-  const std::string task = facts.task ? facts.task->name : std::string();
-  json request = {{"id", id},
-                  {"op", "judge"},
-                  {"task", task},
-                  {"problem", facts.task ? facts.task->problem_py.string() : std::string()},
-                  {"trial", facts.trial_index},
-                  {"trial_name", facts.trial},
-                  {"dims", facts.dims ? json(*facts.dims) : json::object()},
-                  {"outcome", "ok"},
-                  {"inputs", paths(facts.inputs)},
-                  {"reference_fp32", paths(facts.ref32)},
-                  {"reference_fp64", paths(facts.ref64)},
-                  {"outputs", paths(&outputs)}};
-  const std::string what = "request #" + std::to_string(id) + " (judge, task '" + task + "', trial " +
-                           std::to_string(facts.trial_index) + " '" + facts.trial + "')";
+  request["id"] = id;
+  const std::string what = "request #" + std::to_string(id) + " (" + what_kind + ", " + about + ")";
   std::unique_ptr<Process> p = acquire();
   const auto fail = [&](const std::string& why) -> ExternalCheckerError {
     const std::string tail = p->stderr_tail();
@@ -234,6 +217,8 @@ CompareResult ExternalChecker::judge(const JudgeFacts& facts, const std::vector<
   const auto reply_to = [&](const json& reply, long expect_id) {
     if (!reply.is_object() || !reply.contains("id") || reply.at("id") != expect_id)
       throw fail("answered " + reply.dump().substr(0, 200) + ", not a reply with \"id\": " + std::to_string(expect_id));
+    if (reply.contains("error"))
+      throw fail("answered with an error: " + reply.at("error").dump().substr(0, 300));
   };
   if (!p->greeted) {
     // A new process: the handshake first (a checker that speaks another protocol stops here).
@@ -244,10 +229,38 @@ CompareResult ExternalChecker::judge(const JudgeFacts& facts, const std::vector<
       throw fail("refused the handshake (" + r.dump().substr(0, 200) + "; kaudit speaks protocol 1)");
     p->greeted = true;
   }
-  const json reply = exchange(request);
+  json reply = exchange(request);
   reply_to(reply, id);
-  if (!reply.contains("pass") || !reply.at("pass").is_boolean())
-    throw fail("answered " + reply.dump().substr(0, 200) + " without a boolean \"pass\"");
+  if (const std::string missing = validate(reply); !missing.empty()) throw fail("answered " + reply.dump().substr(0, 200) + " " + missing);
+  release(std::move(p));
+  return reply;
+}
+
+CompareResult ExternalChecker::judge(const JudgeFacts& facts, const std::vector<at::Tensor>& outputs) {
+  const auto paths = [&](const std::vector<at::Tensor>* list) {
+    json a = json::array();
+    if (list)
+      for (const auto& t : *list) a.push_back(tensor_file(t));
+    return a;
+  };
+  const std::string task = facts.task ? facts.task->name : std::string();
+  json request = {{"op", "judge"},
+                  {"task", task},
+                  {"problem", facts.task ? facts.task->problem_py.string() : std::string()},
+                  {"trial", facts.trial_index},
+                  {"trial_name", facts.trial},
+                  {"dims", facts.dims ? json(*facts.dims) : json::object()},
+                  {"outcome", "ok"},
+                  {"inputs", paths(facts.inputs)},
+                  {"reference_fp32", paths(facts.ref32)},
+                  {"reference_fp64", paths(facts.ref64)},
+                  {"outputs", paths(&outputs)}};
+  const auto validate = [](const json& r) -> std::string {
+    return r.contains("pass") && r.at("pass").is_boolean() ? "" : "without a boolean \"pass\"";
+  };
+  const json reply = ask(request, "judge",
+                         "task '" + task + "', trial " + std::to_string(facts.trial_index) + " '" + facts.trial + "'",
+                         validate);
   CompareResult c;
   c.ok = reply.at("pass").get<bool>();
   c.elements = 0;
@@ -256,8 +269,61 @@ CompareResult ExternalChecker::judge(const JudgeFacts& facts, const std::vector<
                                                                           : std::string("rejected by the checker");
     if (c.reason.empty()) c.reason = "rejected by the checker";
   }
-  release(std::move(p));
   return c;
+}
+
+std::vector<at::Tensor> ExternalChecker::make_inputs(const corpus::Task& task, std::size_t trial_index,
+                                                     const std::string& trial_name, std::uint64_t seed,
+                                                     const corpus::Assignment& dims) {
+  json specs = json::array();
+  for (const auto& in : task.inputs) {
+    json spec = {{"name", in.name}, {"dtype", in.dtype}, {"shape", corpus::shape_of(in, dims)},
+                 {"domain", corpus::domain_name(in.domain)}};
+    if (in.domain == corpus::Domain::Index) spec["bound"] = dims.at(in.index_dim);  // indices in [0, bound)
+    specs.push_back(std::move(spec));
+  }
+  std::string dir;
+  {
+    std::lock_guard lock(mu_);
+    dir = (folder_ / ("inputs-" + std::to_string(next_id_ + 1))).string();
+  }
+  fs::create_directories(dir);
+  const json request = {{"op", "inputs"}, {"task", task.name},    {"problem", task.problem_py.string()},
+                        {"trial", trial_index}, {"trial_name", trial_name}, {"seed", seed},
+                        {"dims", dims},     {"inputs", specs},        {"dir", dir}};
+  const std::string about = "task '" + task.name + "', trial " + std::to_string(trial_index) + " '" + trial_name + "'";
+  const auto validate = [n = task.inputs.size()](const json& r) -> std::string {
+    if (!r.contains("files") || !r.at("files").is_array() || r.at("files").size() != n)
+      return "without \"files\": a list of " + std::to_string(n) + " .npy paths, one per input of task.json";
+    for (const auto& f : r.at("files"))
+      if (!f.is_string()) return "with a \"files\" entry that is not a path";
+    return "";
+  };
+  const json reply = ask(request, "inputs", about, validate);
+  std::vector<at::Tensor> out;
+  for (std::size_t i = 0; i < task.inputs.size(); ++i) {
+    const auto& in = task.inputs[i];
+    fs::path file = reply.at("files")[i].get<std::string>();
+    if (file.is_relative()) file = command_.cwd / file;
+    at::Tensor t;
+    try {
+      t = read_npy(file);
+    } catch (const std::invalid_argument& e) {
+      throw ExternalCheckerError("oracle '" + oracle_ + "': its checker's inputs for " + about + ": input '" + in.name +
+                                 "': " + e.what());
+    }
+    const std::vector<int64_t> want = corpus::shape_of(in, dims);
+    const at::ScalarType want_type = scalar_type_of(in.dtype);
+    if (t.scalar_type() != want_type || t.sizes().vec() != want) {
+      std::ostringstream os;
+      os << "oracle '" << oracle_ << "': its checker's inputs for " << about << ": input '" << in.name << "' is "
+         << c10::toString(t.scalar_type()) << t.sizes() << ", task.json says " << in.dtype << " " << at::IntArrayRef(want)
+         << " (" << file.string() << ")";
+      throw ExternalCheckerError(os.str());
+    }
+    out.push_back(std::move(t));
+  }
+  return out;
 }
 
 }  // namespace kaudit::oracle

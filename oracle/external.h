@@ -21,6 +21,8 @@
 #include <ATen/core/Tensor.h>
 
 #include <filesystem>
+#include <functional>
+#include <nlohmann/json.hpp>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -65,12 +67,21 @@ class ExternalChecker {
   // Thread-safe: each calling thread gets a checker process of its own while it asks.
   CompareResult judge(const JudgeFacts& facts, const std::vector<at::Tensor>& outputs);
 
+  // The checker's own input tensors for trial `trial_index` of `task` at `dims` (the "inputs"
+  // request): one .npy file per task input, each checked against task.json's dtype and shape.
+  std::vector<at::Tensor> make_inputs(const corpus::Task& task, std::size_t trial_index, const std::string& trial_name,
+                                      std::uint64_t seed, const corpus::Assignment& dims);
+
   // How many checker processes were started (tests).
   int processes_started() const;
 
   struct Process;
 
  private:
+  // Sends `request` (given an id) and returns the checker's reply to it; `validate` says what a
+  // reply lacks ("" when fine). Errors name the request: "<kind>, <about>".
+  nlohmann::json ask(nlohmann::json request, const std::string& kind, const std::string& about,
+                     const std::function<std::string(const nlohmann::json&)>& validate);
   std::unique_ptr<Process> acquire();
   void release(std::unique_ptr<Process> p);
   std::string tensor_file(const at::Tensor& t);  // content-addressed .npy in folder_

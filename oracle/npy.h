@@ -21,4 +21,8 @@ std::string npy_bytes(const at::Tensor& t);
 // Writes npy_bytes(t) to `path` under a temporary name and renames it into place.
 void write_npy(const std::filesystem::path& path, const at::Tensor& t);
 
+// Reads a .npy file (versions 1 to 3, C order, little-endian, the dtypes of npy_descr); throws
+// std::invalid_argument naming the file and what is wrong with it.
+at::Tensor read_npy(const std::filesystem::path& path);
+
 }  // namespace kaudit::oracle

@@ -21,6 +21,7 @@ constexpr DistName kDistNames[] = {
     {Distribution::Ones, "ones"},           {Distribution::Arange, "arange"},
     {Distribution::ConstantRows, "constant_rows"}, {Distribution::OneHot, "one_hot"},
     {Distribution::Alternating, "alternating"},    {Distribution::ExpOverflow, "exp_overflow"},
+    {Distribution::Checker, "checker"},            {Distribution::Stored, "stored"},
 };
 }  // namespace
 
@@ -69,18 +70,19 @@ void to_json(json& j, const Recipe& r) {
     j["shape"] = *r.shape;
   else
     j["preset"] = r.preset;
+  if (!r.digest.empty()) j["digest"] = r.digest;
 }
 
 void from_json(const json& j, Recipe& r) {
   if (!j.is_object()) throw std::invalid_argument("a recipe must be a JSON object");
   static const char* known[] = {"name", "distribution", "scale", "shift", "negate",
-                                "abs",  "seed",         "shape", "preset"};
+                                "abs",  "seed",         "shape", "preset", "digest"};
   for (const auto& [k, v] : j.items())
     if (std::find_if(std::begin(known), std::end(known), [&](const char* n) { return k == n; }) ==
         std::end(known))
       throw std::invalid_argument("unknown recipe field '" + k +
                                   "' (known: name, distribution, scale, shift, negate, abs, "
-                                  "seed, shape, preset)");
+                                  "seed, shape, preset, digest)");
   Recipe out;
   try {
     if (j.contains("name")) out.name = j.at("name").get<std::string>();
@@ -99,9 +101,12 @@ void from_json(const json& j, Recipe& r) {
     }
     if (j.contains("shape")) out.shape = j.at("shape").get<corpus::Assignment>();
     if (j.contains("preset")) out.preset = j.at("preset").get<std::string>();
+    if (j.contains("digest")) out.digest = j.at("digest").get<std::string>();
   } catch (const json::exception& e) {
     throw std::invalid_argument(std::string("bad recipe: ") + e.what());
   }
+  if ((out.distribution == Distribution::Stored) != !out.digest.empty())
+    throw std::invalid_argument("a \"stored\" recipe needs its \"digest\", and only it has one");
   if (j.contains("shape") && j.contains("preset"))
     throw std::invalid_argument("a recipe has either \"shape\" or \"preset\", not both");
   r = std::move(out);

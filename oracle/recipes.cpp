@@ -1,5 +1,11 @@
 #include "recipes.h"
 
+#include <map>
+#include <mutex>
+
+#include "common/sha256.h"
+#include "oracle/npy.h"
+
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 
@@ -77,6 +83,10 @@ double base_value(Distribution d, uint64_t seed, uint64_t stream, uint64_t k, ui
       return 1.0;
     case Distribution::Arange:
       return static_cast<double>(k);
+    case Distribution::Checker:
+    case Distribution::Stored:
+      throw std::invalid_argument(std::string("a \"") + distribution_name(d) +
+                                  "\" recipe has no formula: its tensors come from an external checker");
   }
   return 0;
 }
@@ -197,8 +207,65 @@ at::ScalarType scalar_type_of(const std::string& dtype) {
 }
 
 
+namespace {
+std::mutex stored_mu;
+std::map<std::string, std::vector<at::Tensor>> stored;  // by digest
+std::filesystem::path stored_dir;
+}  // namespace
+
+void set_stored_inputs_dir(const std::filesystem::path& dir) {
+  std::lock_guard lock(stored_mu);
+  stored_dir = dir;
+}
+
+std::string store_inputs(const std::vector<at::Tensor>& tensors) {
+  std::vector<std::string> files;
+  std::string all;
+  for (const auto& t : tensors) {
+    files.push_back(npy_bytes(t));
+    all += sha256_hex(files.back());
+  }
+  const std::string digest = sha256_hex(all);
+  std::lock_guard lock(stored_mu);
+  std::vector<at::Tensor> copies;
+  for (const auto& t : tensors) copies.push_back(t.to(at::kCPU).contiguous().clone());
+  stored[digest] = std::move(copies);
+  if (!stored_dir.empty()) {
+    std::filesystem::create_directories(stored_dir);
+    for (std::size_t i = 0; i < tensors.size(); ++i) {
+      const auto path = stored_dir / (digest + "-" + std::to_string(i) + ".npy");
+      if (!std::filesystem::exists(path)) write_npy(path, tensors[i]);
+    }
+  }
+  return digest;
+}
+
+std::vector<at::Tensor> stored_inputs(const std::string& digest, std::size_t count) {
+  std::lock_guard lock(stored_mu);
+  auto it = stored.find(digest);
+  if (it == stored.end() && !stored_dir.empty()) {
+    std::vector<at::Tensor> loaded;
+    for (std::size_t i = 0; i < count; ++i) {
+      const auto path = stored_dir / (digest + "-" + std::to_string(i) + ".npy");
+      if (!std::filesystem::exists(path)) break;
+      loaded.push_back(read_npy(path));
+    }
+    if (loaded.size() == count) it = stored.emplace(digest, std::move(loaded)).first;
+  }
+  if (it == stored.end())
+    throw std::invalid_argument("no stored inputs with digest " + digest +
+                                " (they are written by an external checker's \"inputs\" request: run the command "
+                                "with that spec again, with the same cache)");
+  std::vector<at::Tensor> out;
+  for (const auto& t : it->second) out.push_back(t.clone());
+  return out;
+}
+
 std::vector<at::Tensor> make_inputs(const corpus::Task& task, const Recipe& recipe,
                                     const corpus::Assignment& dims) {
+  if (recipe.distribution == Distribution::Stored) return stored_inputs(recipe.digest, task.inputs.size());
+  if (recipe.distribution == Distribution::Checker)
+    throw std::invalid_argument("trial '" + recipe.name + "' takes its inputs from an external checker, which was not asked for them");
   std::vector<at::Tensor> out;
   out.reserve(task.inputs.size());
   for (size_t i = 0; i < task.inputs.size(); ++i) {

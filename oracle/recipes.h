@@ -40,6 +40,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -54,7 +55,11 @@ namespace kaudit::oracle {
 
 enum class Distribution {
   Uniform01, UniformSym, Normal, LogUniform, Ones, Arange,
-  ConstantRows, OneHot, Alternating, ExpOverflow
+  ConstantRows, OneHot, Alternating, ExpOverflow,
+  // Tensors not generated here: "checker" (an external spec's trial whose inputs its checker
+  // writes, oracle/external.h; resolved before use into) "stored" (tensors registered under the
+  // SHA-256 `digest` of their .npy bytes by store_inputs, kept in memory and in the cache).
+  Checker, Stored
 };
 
 // "uniform01", "uniform_sym", "normal", "log_uniform", "ones", "arange", "constant_rows", "one_hot",
@@ -75,6 +80,7 @@ struct Recipe {
   // "odd:<i>" the task's i-th odd shape (task.json "odd_shapes").
   std::optional<corpus::Assignment> shape;
   std::string preset = "small";
+  std::string digest;  // Stored: which registered tensors
 };
 
 // JSON form: {"name", "distribution", "scale", "shift", "negate", "abs", "seed",
@@ -107,6 +113,14 @@ std::vector<double> make_values(const corpus::Task& task, const Recipe& recipe, 
 // The verification gate's recipes for a task: uniform [0,1), normal, negative (-(u + 0.1)),
 // large magnitude (normal x 1000), small magnitude (normal x 0.01), all on `preset`, then
 // normal on each odd shape. Each has its own fixed seed; the list is the same on every run.
+// Tensors a "stored" recipe stands for: registered in this process (and, when a folder is set,
+// written there as .npy files so that later commands over the same cache find them).
+void set_stored_inputs_dir(const std::filesystem::path& dir);
+// Registers `tensors` and returns their digest (SHA-256 of their .npy bytes, in order).
+std::string store_inputs(const std::vector<at::Tensor>& tensors);
+// The tensors of `digest` (copies); throws std::invalid_argument naming the digest when unknown.
+std::vector<at::Tensor> stored_inputs(const std::string& digest, std::size_t count);
+
 std::vector<Recipe> gate_recipes(const corpus::Task& task, const std::string& preset = "small");
 
 // Structured inputs every task's candidate pool holds (on `preset`, fixed seeds): constant

@@ -226,6 +226,16 @@ OracleSpec parse_spec(const std::string& text, const fs::path& file) {
       s.task_trials[task] = read_trials(list, ptr, field, s.name + "-" + task, s.task_trial_lines[task]);
     }
   }
+  if (!s.external) {
+    const auto reject = [&](const std::vector<Recipe>& list, const std::string& ptr, const std::string& field) {
+      for (std::size_t i = 0; i < list.size(); ++i)
+        if (list[i].distribution == Distribution::Checker)
+          ck.fail(ptr + "/" + std::to_string(i) + "/distribution", field + "[" + std::to_string(i) + "].distribution",
+                  "\"checker\" inputs come from an external spec's checker (\"kind\": \"external\")");
+    };
+    reject(s.trials, "/trials", "trials");
+    for (const auto& [task, list] : s.task_trials) reject(list, "/task_trials/" + task, "task_trials." + task);
+  }
   if (s.external) s.checker = std::make_shared<ExternalChecker>(s.name, *s.external);
   return s;
 }
@@ -310,6 +320,39 @@ void check_spec_for_corpus(const OracleSpec& spec, const corpus::Corpus& corpus,
                             " (fix the trial's preset or shape, or give the task its own trials in task_trials)");
       }
     }
+  }
+}
+
+void resolve_checker_inputs(OracleSpec& spec, const corpus::Corpus& corpus, const std::vector<std::string>& only_tasks) {
+  const auto from_checker = [](const std::vector<Recipe>& list) {
+    return std::any_of(list.begin(), list.end(), [](const Recipe& r) { return r.distribution == Distribution::Checker; });
+  };
+  bool any = from_checker(spec.trials);
+  for (const auto& [task, list] : spec.task_trials) any = any || from_checker(list);
+  if (!any) return;
+  for (const auto& task : corpus.tasks) {
+    if (!only_tasks.empty() && std::find(only_tasks.begin(), only_tasks.end(), task.name) == only_tasks.end()) continue;
+    const bool own = spec.task_trials.count(task.name) > 0;
+    const std::vector<Recipe> trials = trials_for(spec, task.name);
+    if (!from_checker(trials)) continue;
+    std::vector<Recipe> resolved;
+    for (std::size_t i = 0; i < trials.size(); ++i) {
+      const Recipe& r = trials[i];
+      if (r.distribution != Distribution::Checker) {
+        resolved.push_back(r);
+        continue;
+      }
+      const corpus::Assignment dims = dims_for(task, r);
+      Recipe stored;
+      stored.name = r.name;
+      stored.distribution = Distribution::Stored;
+      stored.digest = store_inputs(spec.checker->make_inputs(task, i, r.name, r.seed, dims));
+      stored.seed = r.seed;
+      stored.shape = dims;
+      resolved.push_back(std::move(stored));
+    }
+    if (!own) spec.task_trial_lines[task.name] = spec.trial_lines;
+    spec.task_trials[task.name] = std::move(resolved);
   }
 }
 

@@ -121,6 +121,13 @@ const std::vector<Recipe>& trials_for(const OracleSpec& spec, const std::string&
 void check_spec_for_corpus(const OracleSpec& spec, const corpus::Corpus& corpus,
                            const std::vector<std::string>& only_tasks = {});
 
+// An external spec's "checker" trials (inputs its checker writes): asks the checker for them on
+// each task of `corpus` (only `only_tasks` when given), registers the tensors (store_inputs) and
+// puts a "stored" trial at the same dims in their place, in the task's task_trials. Inputs from the
+// checker then go through the pool, legality and witnesses like generated ones, keyed by content.
+// A spec without such trials is left alone. Throws ExternalCheckerError.
+void resolve_checker_inputs(OracleSpec& spec, const corpus::Corpus& corpus, const std::vector<std::string>& only_tasks = {});
+
 // An oracle's verdict on a completed run's outputs: its external checker's when it has one, else
 // its comparator against its reference (float32 or float64, as the spec says).
 CompareResult judge_outputs(const OracleSpec& spec, const JudgeFacts& facts, const std::vector<at::Tensor>& outputs);

@@ -126,7 +126,13 @@ std::optional<corpus::LoadResult> load_for_audit(const char* command, AuditArgs&
   }
   try {
     for (const auto& spec : a.options.oracles) oracle::check_spec_for_corpus(spec, loaded.corpus, tasks);
+    // Inputs an external checker writes are asked for now, before the pool (oracle/external.h).
+    oracle::set_stored_inputs_dir(a.options.cache_dir / "checker-inputs");
+    for (auto& spec : a.options.oracles) oracle::resolve_checker_inputs(spec, loaded.corpus, tasks);
   } catch (const oracle::SpecError& e) {
+    std::fprintf(stderr, "kaudit %s: %s\n", command, e.what());
+    return std::nullopt;
+  } catch (const oracle::ExternalCheckerError& e) {
     std::fprintf(stderr, "kaudit %s: %s\n", command, e.what());
     return std::nullopt;
   }

@@ -80,7 +80,12 @@ int check_command(const std::vector<std::string>& args) {
   }
   try {
     for (const auto& spec : specs) oracle::check_spec_for_corpus(spec, loaded.corpus, tasks);
+    oracle::set_stored_inputs_dir(cache / "checker-inputs");
+    for (auto& spec : specs) oracle::resolve_checker_inputs(spec, loaded.corpus, tasks);
   } catch (const oracle::SpecError& e) {
+    std::fprintf(stderr, "kaudit check: %s\n", e.what());
+    return 2;
+  } catch (const oracle::ExternalCheckerError& e) {
     std::fprintf(stderr, "kaudit check: %s\n", e.what());
     return 2;
   }

@@ -22,7 +22,9 @@ stdout (it is the protocol's channel): log to stderr. Tensors come as NumPy .npy
 without NumPy (the Debian Python kaudit uses has none).
 """
 import ast
+import ctypes
 import json
+import os
 import sys
 
 import torch
@@ -51,6 +53,44 @@ def load_npy(path):
     return torch.frombuffer(body, dtype=dtype).reshape(shape)
 
 
+_DESCRS = {v: k for k, v in _DTYPES.items()}
+
+
+def save_npy(path, tensor):
+    """Writes a CPU tensor as a .npy file (version 1.0, C order) that kaudit reads."""
+    t = tensor.detach().to("cpu").contiguous()
+    shape = f"({t.shape[0]},)" if t.dim() == 1 else "(" + ", ".join(str(d) for d in t.shape) + ")"
+    header = "{'descr': '%s', 'fortran_order': False, 'shape': %s, }" % (_DESCRS[t.dtype], shape)
+    header += " " * ((64 - (10 + len(header) + 1) % 64) % 64) + "\n"
+    nbytes = t.numel() * t.element_size()
+    data = ctypes.string_at(t.data_ptr(), nbytes) if nbytes else b""
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header.encode("latin1") + data)
+
+
+class Inputs:
+    """One inputs request: the tensors a trial of a task needs, to be made by the checker."""
+
+    def __init__(self, request):
+        self.request = request
+        self.task = request["task"]
+        self.problem = request["problem"]
+        self.trial = request["trial"]
+        self.trial_name = request["trial_name"]
+        self.seed = request.get("seed", 0)
+        self.dims = request.get("dims", {})
+        # [{"name", "dtype" (task.json's: float32, float16, int64, bool), "shape": [ints]}]
+        self.inputs = request["inputs"]
+
+
+_TORCH_DTYPES = {"float32": torch.float32, "float16": torch.float16, "int64": torch.int64, "bool": torch.bool}
+
+
+def torch_dtype(name):
+    """The torch dtype of a task.json dtype name."""
+    return _TORCH_DTYPES[name]
+
+
 class Trial:
     """One judge request: what the checker is asked about."""
 
@@ -73,8 +113,10 @@ def _reply(message):
     sys.stdout.flush()
 
 
-def serve(judge):
-    """Answers kaudit's requests until stdin closes. judge(Trial) returns a bool or (bool, reason)."""
+def serve(judge, make_inputs=None):
+    """Answers kaudit's requests until stdin closes. judge(Trial) returns a bool or (bool, reason);
+    make_inputs(Inputs), for specs whose trials say "distribution": "checker", returns one tensor
+    per task input, of its dtype and shape."""
     for line in sys.stdin:
         if not line.strip():
             continue
@@ -86,5 +128,13 @@ def serve(judge):
             verdict = judge(Trial(request))
             passed, reason = (verdict, "") if isinstance(verdict, bool) else verdict
             _reply({"id": rid, "pass": bool(passed), "reason": str(reason)})
+        elif op == "inputs" and make_inputs is not None:
+            tensors = make_inputs(Inputs(request))
+            files = []
+            for i, t in enumerate(tensors):
+                path = os.path.join(request["dir"], f"{i}.npy")
+                save_npy(path, t)
+                files.append(path)
+            _reply({"id": rid, "files": files})
         else:
-            _reply({"id": rid, "error": f"unknown op {op!r}"})
+            _reply({"id": rid, "error": f"this checker does not answer {op!r} requests"})

@@ -14,6 +14,7 @@
 #include "audit/spill.h"
 #include "common/cache.h"
 #include "mutators/mutators.h"
+#include "oracle/external.h"
 #include "tools/cli.h"
 
 namespace {
@@ -135,6 +136,10 @@ int main(int argc, char** argv) {
   } catch (const kaudit::mutators::ClangUnavailable& e) {  // mutants wanted from a kaudit without Clang
     std::fprintf(stderr, "kaudit %s: %s\n", cmd.c_str(), e.what());
     return 2;
+  } catch (const kaudit::oracle::ExternalCheckerError& e) {  // a user's checker that left the protocol
+    std::fprintf(stderr, "kaudit %s: %s\n(what was finished is cached: fix the checker and run the command again)\n",
+                 cmd.c_str(), e.what());
+    return 1;
   }
   std::fprintf(stderr, "kaudit: unknown command '%s'\n", cmd.c_str());
   usage();

@@ -618,34 +618,39 @@ std::map<std::string, bool> legality(const std::string& witness_tol) {
   return legal;
 }
 
-// The built-in kernelbench spec's comparator, written as an external checker in Python
-// (examples/oracles/kernelbench_like.py, run through kaudit's protocol): the same verdict on every
-// mutant in both modes, the same cause and killing trial, the same false kills. On 2 kernels and
-// all their rules, so that mutants of every outcome (wrong output, NaN, crash, timeout, exception)
-// reach the checker or bypass it as they should.
-TEST(AuditCommand, AnExternalCheckerOfKernelBenchsRuleGivesTheBuiltInSpecsVerdicts) {
+// The built-in kernelbench and gym-v9 specs' comparators, written as external checkers in Python
+// (examples/oracles/kernelbench_like.py and gym_hidden_cases.py, run through kaudit's protocol):
+// the same verdict on every mutant in both modes, the same cause and killing trial, the same
+// scores. On 2 kernels and all their rules, so that mutants of every outcome (wrong output, NaN,
+// crash, timeout, exception) reach the checker or bypass it as they should.
+TEST(AuditCommand, ExternalCheckersOfTheBuiltInRulesGiveTheBuiltInSpecsVerdicts) {
   const auto out = std::filesystem::path(KAUDIT_TEST_CACHE) / "audit_external_out";
   std::filesystem::remove_all(out);
-  const auto spec = std::filesystem::path(KAUDIT_EXAMPLES_DIR) / "oracles" / "kernelbench_like.json";
-  const auto r = kaudit::run_process({KAUDIT_EXE, "audit", "--kernel", "relu/relu_gridstride", "--kernel",
-                                      "softmax/softmax_block_smem", "--oracle", "kernelbench", "--oracle",
-                                      spec.string(), "--cache", KAUDIT_TEST_CACHE, "--out", out.string(), "--json"},
-                                     1800);
+  const auto examples = std::filesystem::path(KAUDIT_EXAMPLES_DIR) / "oracles";
+  const std::vector<std::pair<std::string, std::string>> pairs = {{"kernelbench", "kernelbench-like"},
+                                                                  {"gym-v9", "gym-hidden-cases"}};
+  const auto r = kaudit::run_process(
+      {KAUDIT_EXE, "audit", "--kernel", "relu/relu_gridstride", "--kernel", "softmax/softmax_block_smem", "--oracle",
+       "kernelbench", "--oracle", (examples / "kernelbench_like.json").string(), "--oracle", "gym-v9", "--oracle",
+       (examples / "gym_hidden_cases.json").string(), "--cache", KAUDIT_TEST_CACHE, "--out", out.string()},
+      1800);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  int witnessed = 0, killed = 0, missed = 0;
-  for (const auto& m : read_jsonl(out / "kill-matrix.jsonl")) {
-    if (!m["witnessed"].get<bool>()) continue;
-    ++witnessed;
-    for (const char* field : {"killed_by", "cause", "killing_trial", "witness_mode_killed_by", "witness_mode_cause"}) {
-      const nlohmann::json& f = m.contains(field) && m[field].is_object() ? m[field] : nlohmann::json::object();
-      EXPECT_EQ(f.value("kernelbench", nlohmann::json()), f.value("kernelbench-like", nlohmann::json()))
-          << field << " of " << m["id"] << " (" << m["rule"] << ")";
+  for (const auto& [builtin, external] : pairs) {
+    int witnessed = 0, killed = 0, missed = 0;
+    for (const auto& m : read_jsonl(out / "kill-matrix.jsonl")) {
+      if (!m["witnessed"].get<bool>()) continue;
+      ++witnessed;
+      for (const char* field : {"killed_by", "cause", "killing_trial", "witness_mode_killed_by", "witness_mode_cause"}) {
+        const nlohmann::json& f = m.contains(field) && m[field].is_object() ? m[field] : nlohmann::json::object();
+        EXPECT_EQ(f.value(builtin, nlohmann::json()), f.value(external, nlohmann::json()))
+            << field << " of " << m["id"] << " (" << m["rule"] << ")";
+      }
+      (m["killed_by"][builtin] == true ? killed : missed)++;
     }
-    (m["killed_by"]["kernelbench"] == true ? killed : missed)++;
+    EXPECT_GT(witnessed, 100);
+    EXPECT_GT(killed, 50) << builtin;  // both sides of the comparison are exercised
+    EXPECT_GT(missed, 20) << builtin;
   }
-  EXPECT_GT(witnessed, 100);
-  EXPECT_GT(killed, 50);  // both sides of the comparison are exercised
-  EXPECT_GT(missed, 20);
   // The scores: everything but the spec's own description is the same.
   std::map<std::string, nlohmann::json> scores;
   std::ifstream summary_file(out / "summary.json");
@@ -656,8 +661,8 @@ TEST(AuditCommand, AnExternalCheckerOfKernelBenchsRuleGivesTheBuiltInSpecsVerdic
     o.erase("spec");
     scores[name] = o;
   }
-  ASSERT_EQ(scores.size(), 2u);
-  EXPECT_EQ(scores["kernelbench"], scores["kernelbench-like"]);
+  ASSERT_EQ(scores.size(), 4u);
+  for (const auto& [builtin, external] : pairs) EXPECT_EQ(scores[builtin], scores[external]) << builtin;
 }
 
 TEST(AuditLegality, SignMixedTimes300OnAK4096SumIsIllegalSameSignStaysLegal) {

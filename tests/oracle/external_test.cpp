@@ -99,6 +99,51 @@ TEST(NpyFile, HeaderIsAlignedAndDataFollows) {
   EXPECT_THROW(kaudit::oracle::npy_bytes(at::ones({2}, at::kBFloat16)), std::invalid_argument);
 }
 
+TEST(NpyFile, ReadsWhatItWritesAndNamesTheFileOfABadOne) {
+  const fs::path dir = fs::temp_directory_path() / "kaudit-npy-test";
+  fs::create_directories(dir);
+  for (const at::Tensor& t : {at::arange(6, at::kFloat).reshape({2, 3}), at::arange(5, at::kDouble) / 3,
+                              at::arange(4, at::kLong), at::ones({3}, at::kHalf), at::arange(4, at::kLong).ne(2),
+                              at::zeros({0, 2}), at::full({}, 7.0)}) {
+    kaudit::oracle::write_npy(dir / "t.npy", t);
+    const at::Tensor back = kaudit::oracle::read_npy(dir / "t.npy");
+    EXPECT_EQ(back.scalar_type(), t.scalar_type());
+    EXPECT_TRUE(back.sizes() == t.sizes());
+    EXPECT_TRUE(at::equal(back, t));
+  }
+  std::ofstream(dir / "bad.npy") << "not numpy";
+  try {
+    kaudit::oracle::read_npy(dir / "bad.npy");
+    FAIL() << "no error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.npy: not a .npy file"), std::string::npos) << e.what();
+  }
+  fs::remove_all(dir);
+}
+
+TEST(ExternalChecker, ItsOwnInputsComeBackCheckedAgainstTaskJson) {
+  kaudit::corpus::Task task;
+  task.name = "toy";
+  task.problem_py = "/nowhere/problem.py";
+  kaudit::corpus::InputSpec x;
+  x.name = "x";
+  x.dtype = "float32";
+  x.shape = {std::string("N")};
+  task.inputs = {x};
+  ExternalChecker checker("own", command("own_inputs.py"));
+  const auto inputs = checker.make_inputs(task, 2, "third", 5, {{"N", 16}});
+  ASSERT_EQ(inputs.size(), 1u);
+  EXPECT_TRUE(at::equal(inputs[0], at::arange(16, at::kDouble).div(8).sub(2).to(at::kFloat)));
+  ExternalChecker wrong("wrong", command("wrong_inputs.py"));
+  try {
+    wrong.make_inputs(task, 0, "first", 0, {{"N", 16}});
+    FAIL() << "no error";
+  } catch (const ExternalCheckerError& e) {
+    EXPECT_NE(std::string(e.what()).find("input 'x' is Float[15], task.json says float32 [16]"), std::string::npos)
+        << e.what();
+  }
+}
+
 kaudit::oracle::OracleSpec parse(const std::string& text) {
   return kaudit::oracle::parse_spec(text, fs::path(KAUDIT_FIXTURES_DIR) / "external_checkers" / "spec.json");
 }

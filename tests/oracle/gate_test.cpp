@@ -189,6 +189,34 @@ TEST(CheckCommand, APresetMovesTheTrialsAndTheReportSaysWhatRan) {
   EXPECT_NE(missing.err.find("task 'twice' has no such preset"), std::string::npos) << missing.err;
 }
 
+// A checker that makes its own inputs (tests/fixtures/external_checkers/own_inputs.py): its
+// tensors, not kaudit's recipes, are what the kernel runs on and what the checker is shown; on
+// its odd-shape trial (N = 1000) the floor-div grid drops the tail and the checker sees it.
+TEST(CheckCommand, AnExternalCheckersOwnInputsAreTheTrials) {
+  const std::string fixtures = std::string(KAUDIT_GATE_CORPUS) + "/../external_checkers/";
+  const JsonRun r = kaudit_json("check", {"--kernel", "twice/correct", "--kernel", "twice/tail_dropped", "--oracle",
+                                          fixtures + "own_inputs.json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const auto& row : r.out["results"]) {
+    const std::string cell = row["oracles"]["own-inputs"];
+    if (row["kernel"] == "twice/correct") {
+      EXPECT_EQ(cell, "accept");
+    } else {
+      EXPECT_EQ(cell, "REJECT(mine-odd)");
+      EXPECT_NE(row["rejections"]["own-inputs"]["reason"].get<std::string>().find("mine-odd: outputs differ"),
+                std::string::npos) << row;
+    }
+  }
+  // Inputs of another shape than task.json's: an error naming the input and both shapes.
+  const auto bad = kaudit::run_process({KAUDIT_EXE, "check", KAUDIT_GATE_CORPUS, "--kernel", "twice/correct", "--oracle",
+                                        fixtures + "wrong_inputs.json", "--cache", KAUDIT_TEST_CACHE}, 120);
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("oracle 'wrong-inputs': its checker's inputs for task 'twice', trial 0 'short': input 'x' is "
+                         "Float[1023], task.json says float32 [1024]"),
+            std::string::npos)
+      << bad.err;
+}
+
 TEST(CheckCommand, UnknownOracleNamesTheBuiltIns) {
   auto r = kaudit::run_process({KAUDIT_EXE, "check", KAUDIT_GATE_CORPUS, "--oracle", "kernelbench-v7"}, 60);
   EXPECT_EQ(r.exit_code, 2);

@@ -1,0 +1,36 @@
+"""The RL gym's correctness check (seed document 000, gym v8/v9; ../shared/FACTS.md section 2)
+written as a checker: five hidden cases (the trials of gym_hidden_cases.json: a normal input, x3,
+x0.01, sign-flipped and |x|), each output within 1e-4 scaled by the output's magnitude of the
+Model run in float32. "Scaled by magnitude" is read as |out - ref| <= 1e-4 |ref| + 1e-4 max(1,
+max |ref|), as the built-in gym-v9 spec reads it (suites/gym-v9.json), so the two must agree.
+
+The gym's v5 partial credit (a case within 1e-2 but not 1e-4) is a reward, not a pass: the case
+fails here and the reason says it would have earned partial credit.
+"""
+import torch
+
+import kaudit_checker
+
+
+def within(out, ref, tol):
+    finite = ref.double()[torch.isfinite(ref.double())]
+    scale = max(1.0, finite.abs().max().item()) if finite.numel() else 1.0
+    out, ref = out.double(), ref.to(out.dtype).double()  # the reference cast to the output dtype
+    allowed = tol * ref.abs() + tol * scale
+    close = (out == ref) | ((out - ref).abs() <= allowed)
+    return bool(close.all())
+
+
+def judge(trial):
+    if len(trial.outputs) != len(trial.reference_fp32):
+        return False, f"{len(trial.outputs)} outputs, the reference has {len(trial.reference_fp32)}"
+    for i, (out, ref) in enumerate(zip(trial.outputs, trial.reference_fp32)):
+        if out.shape != ref.shape:
+            return False, f"output {i}: shape {tuple(out.shape)}, reference {tuple(ref.shape)}"
+        if not within(out, ref, 1e-4):
+            credit = " (within 1e-2: partial credit in gym v5+)" if within(out, ref, 1e-2) else ""
+            return False, f"hidden case {trial.trial_name}: output {i} beyond 1e-4 x magnitude{credit}"
+    return True
+
+
+kaudit_checker.serve(judge)
