@@ -286,6 +286,9 @@ json spec_to_json(const OracleSpec& s) {
       if (fs::is_regular_file(f, ec))
         if (const auto bytes = read_file(f)) files[a] = sha256_hex(*bytes);
     }
+    // The Python side kaudit ships is part of every Python checker.
+    if (const auto helper = read_file(fs::path(KAUDIT_TOOLS_DIR) / "kaudit_checker.py"))
+      files["{kaudit}/tools/kaudit_checker.py"] = sha256_hex(*helper);
     j["kind"] = "external";
     j["command"] = s.external->argv;
     j["timeout_s"] = s.external->timeout_s;

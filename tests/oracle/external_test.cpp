@@ -161,6 +161,7 @@ TEST(ExternalSpec, ParsesTheCommandAndRunsItInTheSpecsFolder) {
   // The checker's bytes are in the spec's identity: cached verdicts of an edited checker go.
   const auto j = kaudit::oracle::spec_to_json(s);
   EXPECT_EQ(j.at("command_files").at("echo_sums.py").get<std::string>().size(), 64u);
+  EXPECT_EQ(j.at("command_files").at("{kaudit}/tools/kaudit_checker.py").get<std::string>().size(), 64u);
 }
 
 TEST(ExternalSpec, BadFieldsNameTheFieldAndTheFix) {
