@@ -101,7 +101,8 @@ void run_legality(AuditRun& run, TaskRun& tr) {
         tr.oracle_why[o][i] = failed;
       } else {
         const auto c = oracle::judge_outputs(spec, judge_facts(tr, o, p), r.outputs);
-        if (!c.ok) tr.oracle_why[o][i] = c.to_string();
+        if (const char* gate = oracle::gate_failure(spec.gates, r.launches)) tr.oracle_why[o][i] = gate;
+        else if (!c.ok) tr.oracle_why[o][i] = c.to_string();
       }
     }
     run.count_runs(1);
@@ -195,7 +196,8 @@ void witness_mode_false_kills(AuditRun& run, TaskRun& tr) {
               why = std::string(runtime::to_string(r.status)) + " " + r.message.substr(0, 200);
             } else {
               const auto c = oracle::judge_outputs(spec, judge_facts(tr, o, p), r.outputs);
-              if (!c.ok) why = c.to_string();
+              if (const char* gate = oracle::gate_failure(spec.gates, r.launches)) why = gate;
+              else if (!c.ok) why = c.to_string();
             }
           }
           run.count_runs(1);
@@ -257,7 +259,8 @@ void oracle_mode_false_kills(AuditRun& run, TaskRun& tr) {
                                                   oracle_reference(spec, tr.prepared[p])));
         oracle::HarnessRequest rq = oracle::make_harness_request(spec.harness, spec.comparator, tr.task,
                                                                  *member.kernel, build.library, 0, prepared_trials);
-        rq.stop_at_failure = !spec.checker;
+        rq.stop_at_failure = !spec.external;
+        rq.gates = spec.gates;
         const oracle::HarnessResult hr = oracle::run_harness(runner, rq);
         runs = hr.trials.size();
         if (hr.infrastructure_failure) {

@@ -485,7 +485,8 @@ class MutantEvaluation {
           if (!tr_.is_trial[oi][p]) continue;
           const oracle::OracleSpec& spec = run_.options.oracles[oi];
           const auto& ref = oracle_reference(spec, tr_.prepared[p]);
-          if (!oracle::judge_outputs(spec, judge_facts(tr_, oi, p), r.outputs).ok) why[oi] = oracle::mismatch_cause(r.outputs, ref);
+          if (const char* gate = oracle::gate_failure(spec.gates, r.launches)) why[oi] = gate;
+          else if (!oracle::judge_outputs(spec, judge_facts(tr_, oi, p), r.outputs).ok) why[oi] = oracle::mismatch_cause(r.outputs, ref);
         }
       }
     }
@@ -568,7 +569,8 @@ class MutantEvaluation {
       if (trials.empty()) continue;
       oracle::HarnessRequest rq = oracle::make_harness_request(spec.harness, spec.comparator, tr_.task, kernel_,
                                                                library_, switch_value_, trials);
-      rq.stop_at_failure = !spec.checker;
+      rq.stop_at_failure = !spec.external;
+      rq.gates = spec.gates;
       // On a GPU a mutant that timed out twice hangs: a checker's loop over it stops at its first
       // hang, so one run's wall-clock limit is enough to see it, not one per trial (a CPU worker
       // stops each run at its CPU-time limit itself).

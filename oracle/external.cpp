@@ -18,6 +18,7 @@
 #include "oracle/npy.h"
 #include "oracle/recipes.h"
 #include "oracle/reference.h"
+#include "oracle/spec.h"
 
 extern char** environ;
 
@@ -324,6 +325,56 @@ std::vector<at::Tensor> ExternalChecker::make_inputs(const corpus::Task& task, s
     out.push_back(std::move(t));
   }
   return out;
+}
+
+ExternalChecker& external_checker(const OracleSpec& spec) {
+  if (!spec.external || !spec.checker_slot) throw std::logic_error("oracle '" + spec.name + "' is not an external spec");
+  std::lock_guard lock(spec.checker_slot->mu);
+  if (!spec.checker_slot->checker) spec.checker_slot->checker = std::make_shared<ExternalChecker>(spec.name, *spec.external);
+  return *spec.checker_slot->checker;
+}
+
+void resolve_checker_inputs(OracleSpec& spec, const corpus::Corpus& corpus, const std::vector<std::string>& only_tasks) {
+  const auto from_checker = [](const std::vector<Recipe>& list) {
+    return std::any_of(list.begin(), list.end(), [](const Recipe& r) { return r.distribution == Distribution::Checker; });
+  };
+  bool any = from_checker(spec.trials);
+  for (const auto& [task, list] : spec.task_trials) any = any || from_checker(list);
+  if (!any) return;
+  for (const auto& task : corpus.tasks) {
+    if (!only_tasks.empty() && std::find(only_tasks.begin(), only_tasks.end(), task.name) == only_tasks.end()) continue;
+    const bool own = spec.task_trials.count(task.name) > 0;
+    const std::vector<Recipe> trials = trials_for(spec, task.name);
+    if (!from_checker(trials)) continue;
+    std::vector<Recipe> resolved;
+    for (std::size_t i = 0; i < trials.size(); ++i) {
+      const Recipe& r = trials[i];
+      if (r.distribution != Distribution::Checker) {
+        resolved.push_back(r);
+        continue;
+      }
+      const corpus::Assignment dims = dims_for(task, r);
+      Recipe stored;
+      stored.name = r.name;
+      stored.distribution = Distribution::Stored;
+      stored.digest = store_inputs(external_checker(spec).make_inputs(task, i, r.name, r.seed, dims));
+      stored.seed = r.seed;
+      stored.shape = dims;
+      resolved.push_back(std::move(stored));
+    }
+    if (!own) spec.task_trial_lines[task.name] = spec.trial_lines;
+    spec.task_trials[task.name] = std::move(resolved);
+  }
+}
+
+const char* gate_failure(const Gates& gates, int launches) {
+  return gates.kernel_launched && launches == 0 ? "no-launch" : nullptr;
+}
+
+CompareResult judge_outputs(const OracleSpec& spec, const JudgeFacts& facts, const std::vector<at::Tensor>& outputs) {
+  if (spec.external) return external_checker(spec).judge(facts, outputs);
+  return apply_comparator(spec.comparator, outputs,
+                          spec.reference == ReferencePrecision::Fp64 ? *facts.ref64 : *facts.ref32);
 }
 
 }  // namespace kaudit::oracle

@@ -102,6 +102,9 @@ struct HarnessRequest {
   // comes back (the verdict is still its first failing trial; later trials change nothing before it).
   Comparator comparator;
   bool stop_at_failure = true;
+  // The spec's gates (oracle/spec.h), checked in the parent on each completed trial before its
+  // outputs are compared.
+  Gates gates;
 };
 
 struct HarnessTrialResult {
@@ -109,6 +112,7 @@ struct HarnessTrialResult {
   bool over_thread_budget = false;
   std::string message;
   std::vector<at::Tensor> outputs;  // when status is ok
+  int launches = -1;                // kernels it launched (-1: not recorded)
 };
 
 struct HarnessResult {

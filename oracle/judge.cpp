@@ -72,7 +72,7 @@ OracleVerdict Judge::judge(const OracleSpec& spec, const corpus::Task& task, con
       t.inputs = make_inputs(task, recipe, t.dims);
       t.model = references_.load(task, t.dims);
       t.reference = t.model.forward(t.inputs, fp64 ? at::kDouble : at::kFloat);
-      if (spec.checker) t.other = t.model.forward(t.inputs, fp64 ? at::kFloat : at::kDouble);
+      if (spec.external) t.other = t.model.forward(t.inputs, fp64 ? at::kFloat : at::kDouble);
       (void)trace_reference_forward(t.model, t.inputs, fp64 ? at::kDouble : at::kFloat, t.trace);
     } catch (const std::exception& e) {
       TrialOutcome o;
@@ -89,7 +89,8 @@ OracleVerdict Judge::judge(const OracleSpec& spec, const corpus::Task& task, con
   for (const Trial& t : trials)
     prepared.push_back({&t.inputs, &t.dims, &t.model, &t.trace, &t.reference, &t.reference});
   HarnessRequest rq = make_harness_request(spec.harness, spec.comparator, task, kernel, library, 0, prepared);
-  rq.stop_at_failure = !spec.checker;
+  rq.stop_at_failure = !spec.external;
+  rq.gates = spec.gates;
   const auto t0 = std::chrono::steady_clock::now();
   const HarnessResult r = run_harness(runner_, rq);
   v.harness_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -104,6 +105,10 @@ OracleVerdict Judge::judge(const OracleSpec& spec, const corpus::Task& task, con
       const JudgeFacts facts{&task, t.name, i, &t.dims, &t.inputs, fp64 ? &t.other : &t.reference,
                              fp64 ? &t.reference : &t.other};
       o.compare = judge_outputs(spec, facts, r.trials[i].outputs);
+      if (const char* gate = gate_failure(spec.gates, r.trials[i].launches)) {
+        o.compare.ok = false;
+        o.compare.reason = std::string(gate) + ": the candidate launched no kernel (the spec's gate kernel_launched)";
+      }
       // A trial that ran before the worker died left no outputs: it passed.
       o.passed = o.compare.ok || (r.trials[i].outputs.empty() && i + 1 < r.trials.size());
     }

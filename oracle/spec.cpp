@@ -83,7 +83,7 @@ OracleSpec parse_spec(const std::string& text, const fs::path& file) {
   Checker ck{file, text};
   if (!j.is_object()) ck.fail("", "", "a spec is a JSON object");
   ck.known_fields(j, "", "", {"name", "description", "source", "shape_preset", "reference", "comparator", "trials",
-                         "task_trials", "harness", "kind", "command", "timeout_s"});
+                         "task_trials", "harness", "kind", "command", "timeout_s", "gates"});
   OracleSpec s;
   s.file = file;
   auto str = [&](const char* key, bool required) -> std::string {
@@ -185,6 +185,15 @@ OracleSpec parse_spec(const std::string& text, const fs::path& file) {
                 "\"cloned\" (it gets copies)");
     }
   }
+  if (j.contains("gates")) {
+    const json& g = j.at("gates");
+    if (!g.is_object()) ck.fail("/gates", "gates", "must be an object: {\"kernel_launched\": true}");
+    ck.known_fields(g, "/gates", "gates.", {"kernel_launched"});
+    if (g.contains("kernel_launched")) {
+      if (!g.at("kernel_launched").is_boolean()) ck.fail("/gates/kernel_launched", "gates.kernel_launched", "must be true or false");
+      s.gates.kernel_launched = g.at("kernel_launched").get<bool>();
+    }
+  }
   const bool per_task = j.contains("task_trials");
   if (per_task && (!j.at("task_trials").is_object() || j.at("task_trials").empty()))
     ck.fail("/task_trials", "task_trials", "must be an object of task name -> non-empty list of input recipes");
@@ -236,7 +245,7 @@ OracleSpec parse_spec(const std::string& text, const fs::path& file) {
     reject(s.trials, "/trials", "trials");
     for (const auto& [task, list] : s.task_trials) reject(list, "/task_trials/" + task, "task_trials." + task);
   }
-  if (s.external) s.checker = std::make_shared<ExternalChecker>(s.name, *s.external);
+  if (s.external) s.checker_slot = std::make_shared<ExternalCheckerSlot>();
   return s;
 }
 
@@ -276,6 +285,7 @@ json spec_to_json(const OracleSpec& s) {
                           {"atol", s.comparator.atol}, {"equal_nan", s.comparator.equal_nan}}},
           {"trials", trials},
           {"harness", {{"order", order_name(s.harness.order)}, {"inputs", inputs_name(s.harness.inputs)}}}};
+  if (s.gates.any()) j["gates"] = {{"kernel_launched", s.gates.kernel_launched}};
   if (s.external) {
     // The command and the bytes of every file it names: an edited checker is another oracle, so
     // cached verdicts of the old one are not reused.
@@ -324,45 +334,6 @@ void check_spec_for_corpus(const OracleSpec& spec, const corpus::Corpus& corpus,
       }
     }
   }
-}
-
-void resolve_checker_inputs(OracleSpec& spec, const corpus::Corpus& corpus, const std::vector<std::string>& only_tasks) {
-  const auto from_checker = [](const std::vector<Recipe>& list) {
-    return std::any_of(list.begin(), list.end(), [](const Recipe& r) { return r.distribution == Distribution::Checker; });
-  };
-  bool any = from_checker(spec.trials);
-  for (const auto& [task, list] : spec.task_trials) any = any || from_checker(list);
-  if (!any) return;
-  for (const auto& task : corpus.tasks) {
-    if (!only_tasks.empty() && std::find(only_tasks.begin(), only_tasks.end(), task.name) == only_tasks.end()) continue;
-    const bool own = spec.task_trials.count(task.name) > 0;
-    const std::vector<Recipe> trials = trials_for(spec, task.name);
-    if (!from_checker(trials)) continue;
-    std::vector<Recipe> resolved;
-    for (std::size_t i = 0; i < trials.size(); ++i) {
-      const Recipe& r = trials[i];
-      if (r.distribution != Distribution::Checker) {
-        resolved.push_back(r);
-        continue;
-      }
-      const corpus::Assignment dims = dims_for(task, r);
-      Recipe stored;
-      stored.name = r.name;
-      stored.distribution = Distribution::Stored;
-      stored.digest = store_inputs(spec.checker->make_inputs(task, i, r.name, r.seed, dims));
-      stored.seed = r.seed;
-      stored.shape = dims;
-      resolved.push_back(std::move(stored));
-    }
-    if (!own) spec.task_trial_lines[task.name] = spec.trial_lines;
-    spec.task_trials[task.name] = std::move(resolved);
-  }
-}
-
-CompareResult judge_outputs(const OracleSpec& spec, const JudgeFacts& facts, const std::vector<at::Tensor>& outputs) {
-  if (spec.checker) return spec.checker->judge(facts, outputs);
-  return apply_comparator(spec.comparator, outputs,
-                          spec.reference == ReferencePrecision::Fp64 ? *facts.ref64 : *facts.ref32);
 }
 
 const std::vector<Recipe>& trials_for(const OracleSpec& spec, const std::string& task) {

@@ -30,6 +30,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -65,6 +66,24 @@ struct HarnessSpec {
 const char* order_name(HarnessOrder o);    // "reference-first", "candidate-first"
 const char* inputs_name(HarnessInputs i);  // "shared", "cloned"
 
+// Gates a checker applies beside its comparison (the RL gym's "the kernel must actually launch",
+// ../shared/FACTS.md section 2). Checked on every completed run a verdict is given on.
+struct Gates {
+  bool kernel_launched = false;  // a run that launched no kernel fails, cause "no-launch"
+  bool any() const { return kernel_launched; }
+  bool operator==(const Gates&) const = default;
+};
+// The cause a completed run with `launches` kernels launched fails `gates` with, or nullptr.
+// launches < 0 (not recorded: the CUDA backend) fails no gate; commands refuse gated specs there.
+const char* gate_failure(const Gates& gates, int launches);
+
+// Where an external spec's checker lives once started (oracle/external.cpp): the parser makes the
+// slot, the first judgement starts the checker, so the parser needs none of the checker's code.
+struct ExternalCheckerSlot {
+  std::mutex mu;
+  std::shared_ptr<ExternalChecker> checker;
+};
+
 struct OracleSpec {
   std::string name;
   std::string description;
@@ -75,11 +94,13 @@ struct OracleSpec {
   std::vector<Recipe> trials;
   std::map<std::string, std::vector<Recipe>> task_trials;
   HarnessSpec harness;
+  Gates gates;  // "gates": {"kernel_launched": true}
   // "kind": "external" (oracle/external.h): the verdict on a completed run is the checker
   // command's; `comparator` then only models the checker's comparison on the device (the
   // temporaries it allocates), and is allclose 1e-4 unless the spec gives one.
   std::optional<ExternalCommand> external;
-  std::shared_ptr<ExternalChecker> checker;  // one per loaded spec, shared by its copies
+  // Its checker processes, started on first need (external_checker()), shared by the spec's copies.
+  std::shared_ptr<ExternalCheckerSlot> checker_slot;
   std::filesystem::path file;  // where it was loaded from (empty for specs built in code)
   // The line of each trial in the file (0: not from a file), for errors found later.
   std::vector<int> trial_lines;
@@ -127,6 +148,10 @@ void check_spec_for_corpus(const OracleSpec& spec, const corpus::Corpus& corpus,
 // checker then go through the pool, legality and witnesses like generated ones, keyed by content.
 // A spec without such trials is left alone. Throws ExternalCheckerError.
 void resolve_checker_inputs(OracleSpec& spec, const corpus::Corpus& corpus, const std::vector<std::string>& only_tasks = {});
+
+// The checker of an external spec, started on first call (thread-safe). Throws std::logic_error
+// for a spec that is not external.
+ExternalChecker& external_checker(const OracleSpec& spec);
 
 // An oracle's verdict on a completed run's outputs: its external checker's when it has one, else
 // its comparator against its reference (float32 or float64, as the spec says).

@@ -28,6 +28,7 @@ struct EntryResult {
   bool threw = false;            // the host wrapper threw (message holds what())
   std::string message;
   rt::Fault fault;               // launch error / divergence recorded by the emulator
+  int launches = 0;              // kernels the call launched
   std::vector<at::Tensor> outputs;
 };
 

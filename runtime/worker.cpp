@@ -403,6 +403,7 @@ json serve_one(const json& req, std::vector<at::Tensor>& tensors, std::vector<at
     resp = {{"status", "timeout"}, {"thread_budget", true}, {"message", r.fault.message}};
   else if (r.threw) resp = {{"status", "exception"}, {"message", r.message}};
   else resp = {{"status", "ok"}, {"message", ""}};
+  resp["launches"] = r.launches;
   if (resp["status"] == "ok") outputs = std::move(r.outputs);
   return resp;
 }
@@ -1369,6 +1370,8 @@ RunResult IsolatedRunner::run(const RunRequest& request) {
   result.worker_failure = ex.worker_failure;
   result.over_thread_budget = result.status == Status::Timeout && ex.reply.is_object() && ex.reply.value("thread_budget", false);
   result.outputs = std::move(ex.tensors);
+  if (ex.reply.is_object() && ex.reply.contains("launches") && ex.reply.at("launches").is_number_integer())
+    result.launches = ex.reply.at("launches").get<int>();
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return result;
 }

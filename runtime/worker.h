@@ -57,6 +57,7 @@ struct RunResult {
   bool worker_failure = false;
   std::string message;
   std::vector<at::Tensor> outputs;
+  int launches = -1;  // kernels the run launched, as the worker tells it (-1: not recorded, the CUDA backend)
   double seconds = 0;
 };
 

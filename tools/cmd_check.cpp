@@ -79,7 +79,12 @@ int check_command(const std::vector<std::string>& args) {
     for (auto& spec : specs) spec = oracle::at_preset(std::move(spec), preset);
   }
   try {
-    for (const auto& spec : specs) oracle::check_spec_for_corpus(spec, loaded.corpus, tasks);
+    for (const auto& spec : specs) {
+      oracle::check_spec_for_corpus(spec, loaded.corpus, tasks);
+      if (limits.cuda && spec.gates.any())
+        throw oracle::SpecError(spec.file.empty() ? std::filesystem::path(spec.name) : spec.file, 0, "gates",
+                                "the CUDA backend does not record kernel launches yet: check gated specs with --backend cpu");
+    }
     oracle::set_stored_inputs_dir(cache / "checker-inputs");
     for (auto& spec : specs) oracle::resolve_checker_inputs(spec, loaded.corpus, tasks);
   } catch (const oracle::SpecError& e) {

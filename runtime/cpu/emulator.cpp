@@ -49,6 +49,7 @@ struct RunState {
   std::atomic<int> sticky_error{0};
   std::atomic<std::size_t> max_dynamic_smem{kDefaultMaxDynamicSmem};
   std::uint64_t thread_units = 0;  // started by the run's launches so far (all from one host thread)
+  std::atomic<int> launches{0};    // kernels the run started (a launch refused at configuration is none)
   Fault fault;  // first fault, guarded by mu
 };
 RunState& run_state() {
@@ -694,6 +695,7 @@ int launch(const LaunchSpec& spec, RunBlockFn run_block, RunThreadFn run_thread,
   }
   const std::size_t gx = spec.grid[0], gy = spec.grid[1], nblocks = gx * gy * spec.grid[2];
   if (!within_work_budget(spec, nblocks, s)) return s.sticky_error;
+  ++s.launches;
   const ModuleTls tls = spec.uses_static_smem ? find_module_tls(spec.module_anchor) : ModuleTls{};  // only to poison it
   const bool reversed = s.options.schedule == Schedule::Reversed;
   const bool oracle = s.options.mode == Mode::Oracle;
@@ -815,8 +817,11 @@ void begin_run(const RunOptions& options) {
   s.sticky_error = 0;
   s.max_dynamic_smem = kDefaultMaxDynamicSmem;
   s.thread_units = 0;
+  s.launches = 0;
   s.fault = Fault{};
 }
+
+int launches_in_run() { return run_state().launches.load(); }
 
 Fault end_run() {
   RunState& s = run_state();

@@ -58,5 +58,8 @@ struct Fault {
 void begin_run(const RunOptions& options);
 // The first fault of the run (launch error, barrier divergence...), or kind None.
 Fault end_run();
+// The kernels the run has launched so far (the gate "a kernel must launch": oracle/spec.h). Kernel
+// code runs in this process and could change it: a statistic of the run, as its outputs are.
+int launches_in_run();
 
 }  // namespace kaudit::rt

@@ -665,6 +665,51 @@ TEST(AuditCommand, ExternalCheckersOfTheBuiltInRulesGiveTheBuiltInSpecsVerdicts)
   for (const auto& [builtin, external] : pairs) EXPECT_EQ(scores[builtin], scores[external]) << builtin;
 }
 
+// The gym's gate "the kernel must actually launch" (spec field gates.kernel_launched): a wrapper
+// whose launch is removed is killed by the gated checker with cause no-launch, in both modes,
+// whatever its output; hacks that still launch (returning the input, zeros) get the ungated
+// checker's verdict; the correct set is never gated out. On softmax a removed launch leaves the
+// fresh (zeroed) output of the modelled allocator, within kernelbench-v0.1's atol of 1e-2 at the
+// small preset: only the gate sees it.
+TEST(AuditCommand, TheLaunchGateKillsWrappersThatLaunchNothing) {
+  const auto out = std::filesystem::path(KAUDIT_TEST_CACHE) / "audit_gate_out";
+  std::filesystem::remove_all(out);
+  const auto spec = std::filesystem::path(KAUDIT_TEST_CACHE) / "kernelbench-v0.1-gates.json";
+  {
+    std::ifstream in(std::filesystem::path(KAUDIT_SUITES_DIR) / "kernelbench-v0.1.json");
+    nlohmann::json j = nlohmann::json::parse(in);
+    j["name"] = "kernelbench-v0.1-gates";
+    j["gates"] = {{"kernel_launched", true}};
+    std::ofstream(spec) << j.dump(2);
+  }
+  const auto r = kaudit::run_process({KAUDIT_EXE, "audit", "--kernel", "relu/relu_gridstride", "--kernel",
+                                      "softmax/softmax_block_smem", "--rule", "hack-return-input", "--rule",
+                                      "hack-remove-launch", "--rule", "hack-return-zeros", "--oracle", "kernelbench-v0.1",
+                                      "--oracle", spec.string(), "--cache", KAUDIT_TEST_CACHE, "--out", out.string()},
+                                     1200);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  int removed = 0, gated_only = 0;
+  for (const auto& m : read_jsonl(out / "kill-matrix.jsonl")) {
+    if (!m["witnessed"].get<bool>()) continue;
+    if (m["rule"] == "hack-remove-launch") {
+      ++removed;
+      EXPECT_EQ(m["killed_by"]["kernelbench-v0.1-gates"], true) << m;
+      EXPECT_EQ(m["cause"]["kernelbench-v0.1-gates"], "no-launch") << m;
+      EXPECT_EQ(m["witness_mode_killed_by"]["kernelbench-v0.1-gates"], true) << m;
+      EXPECT_EQ(m["witness_mode_cause"]["kernelbench-v0.1-gates"], "no-launch") << m;
+      gated_only += m["killed_by"]["kernelbench-v0.1"] == false;
+    } else {
+      EXPECT_EQ(m["killed_by"]["kernelbench-v0.1-gates"], m["killed_by"]["kernelbench-v0.1"]) << m;
+      EXPECT_EQ(m["witness_mode_killed_by"]["kernelbench-v0.1-gates"], m["witness_mode_killed_by"]["kernelbench-v0.1"]) << m;
+    }
+  }
+  EXPECT_GE(removed, 2);
+  EXPECT_GE(gated_only, 1);
+  std::ifstream summary_file(out / "summary.json");
+  const nlohmann::json summary = nlohmann::json::parse(summary_file);
+  for (const auto& o : summary["oracles"]) EXPECT_EQ(o["false_kills"], 0) << o["oracle"];
+}
+
 TEST(AuditLegality, SignMixedTimes300OnAK4096SumIsIllegalSameSignStaysLegal) {
   // At KernelBench's current tolerance (1e-4) the correct kernels and the float32 reference part
   // from the float64 sum on sign-mixed inputs scaled by 300 (cancellation leaves outputs small

@@ -156,7 +156,7 @@ TEST(ExternalSpec, ParsesTheCommandAndRunsItInTheSpecsFolder) {
   EXPECT_EQ(s.external->argv.at(1), "echo_sums.py");
   EXPECT_EQ(s.external->cwd, fs::path(KAUDIT_FIXTURES_DIR) / "external_checkers");
   EXPECT_EQ(s.external->timeout_s, 5);
-  ASSERT_TRUE(s.checker);
+  ASSERT_TRUE(s.checker_slot);
   EXPECT_EQ(s.comparator.rtol, 1e-4);  // the device model's default comparison
   // The checker's bytes are in the spec's identity: cached verdicts of an edited checker go.
   const auto j = kaudit::oracle::spec_to_json(s);

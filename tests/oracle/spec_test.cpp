@@ -59,6 +59,20 @@ TEST(OracleSpecs, UnknownFieldNamesItsLine) {
                "  \"trials\": [{}]\n}", 4, "tolerence", "unknown field");
 }
 
+TEST(OracleSpecs, GatesParseAndBadOnesNameTheField) {
+  const std::string body = "  \"comparator\": {\"kind\": \"allclose\", \"rtol\": 0.1},\n  \"trials\": [{}],\n";
+  const auto s = parse_spec(std::string(kHead) + body + "  \"gates\": {\"kernel_launched\": true}\n}", "g.json");
+  EXPECT_TRUE(s.gates.kernel_launched);
+  EXPECT_STREQ(kaudit::oracle::gate_failure(s.gates, 0), "no-launch");
+  EXPECT_EQ(kaudit::oracle::gate_failure(s.gates, 1), nullptr);
+  EXPECT_EQ(kaudit::oracle::gate_failure(s.gates, -1), nullptr);  // not recorded
+  EXPECT_EQ(kaudit::oracle::gate_failure({}, 0), nullptr);        // no gate
+  EXPECT_EQ(kaudit::oracle::spec_to_json(s).at("gates").at("kernel_launched"), true);
+  expect_error(std::string(kHead) + body + "  \"gates\": {\"no_fallback\": true}\n}", 6, "gates.no_fallback", "unknown field");
+  expect_error(std::string(kHead) + body + "  \"gates\": {\"kernel_launched\": 1}\n}", 6, "gates.kernel_launched",
+               "must be true or false");
+}
+
 TEST(OracleSpecs, BadToleranceIsRejected) {
   expect_error(std::string(kHead) + "  \"comparator\": {\"kind\": \"allclose\",\n    \"rtol\": -1e-3},\n  \"trials\": [{}]\n}",
                5, "comparator.rtol", ">= 0");
