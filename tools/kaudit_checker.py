@@ -68,8 +68,8 @@ def save_npy(path, tensor):
         f.write(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header.encode("latin1") + data)
 
 
-class Inputs:
-    """One inputs request: the tensors a trial of a task needs, to be made by the checker."""
+class _Request:
+    """What every request says: the task, its problem.py, the trial and the dims."""
 
     def __init__(self, request):
         self.request = request
@@ -77,9 +77,17 @@ class Inputs:
         self.problem = request["problem"]
         self.trial = request["trial"]
         self.trial_name = request["trial_name"]
-        self.seed = request.get("seed", 0)
         self.dims = request.get("dims", {})
-        # [{"name", "dtype" (task.json's: float32, float16, int64, bool), "shape": [ints]}]
+
+
+class Inputs(_Request):
+    """One inputs request: the tensors a trial of a task needs, to be made by the checker."""
+
+    def __init__(self, request):
+        super().__init__(request)
+        self.seed = request.get("seed", 0)
+        # [{"name", "dtype" (task.json's: float32, float16, int64, bool), "shape": [ints],
+        #   "domain" (real, positive, probability, index, ...), "bound" (index inputs)}]
         self.inputs = request["inputs"]
 
 
@@ -91,16 +99,11 @@ def torch_dtype(name):
     return _TORCH_DTYPES[name]
 
 
-class Trial:
+class Trial(_Request):
     """One judge request: what the checker is asked about."""
 
     def __init__(self, request):
-        self.request = request
-        self.task = request["task"]
-        self.problem = request["problem"]
-        self.trial = request["trial"]
-        self.trial_name = request["trial_name"]
-        self.dims = request.get("dims", {})
+        super().__init__(request)
         self.outcome = request.get("outcome", "ok")
         self.inputs = [load_npy(p) for p in request["inputs"]]
         self.reference_fp32 = [load_npy(p) for p in request["reference_fp32"]]
