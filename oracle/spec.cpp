@@ -300,6 +300,7 @@ json spec_to_json(const OracleSpec& s) {
     if (const auto helper = read_file(fs::path(KAUDIT_TOOLS_DIR) / "kaudit_checker.py"))
       files["{kaudit}/tools/kaudit_checker.py"] = sha256_hex(*helper);
     j["kind"] = "external";
+    j["judging"] = 2;  // 2: a loop whose worker died re-runs the trials before the death
     j["command"] = s.external->argv;
     j["timeout_s"] = s.external->timeout_s;
     j["command_files"] = files;

@@ -665,6 +665,31 @@ TEST(AuditCommand, ExternalCheckersOfTheBuiltInRulesGiveTheBuiltInSpecsVerdicts)
   for (const auto& [builtin, external] : pairs) EXPECT_EQ(scores[builtin], scores[external]) << builtin;
 }
 
+// An external checker's loop runs on past failures; a matmul mutant (`+` -> `-` in an index) fails
+// trial 1 and then writes out of its block and kills the worker in a later trial, taking trial 1's
+// outputs with it. Those trials are run again (the modelled device is deterministic), so the
+// checker sees trial 1 and the cause is wrong-output at trial 1, as the built-in spec says.
+TEST(AuditCommand, AnExternalCheckerSeesTheTrialsBeforeAWorkersDeath) {
+  const auto out = std::filesystem::path(KAUDIT_TEST_CACHE) / "audit_external_death_out";
+  std::filesystem::remove_all(out);
+  const auto spec = std::filesystem::path(KAUDIT_EXAMPLES_DIR) / "oracles" / "kernelbench_like.json";
+  const auto r = kaudit::run_process({KAUDIT_EXE, "audit", "--kernel", "matmul/matmul_naive", "--rule", "arith-add-to-sub",
+                                      "--oracle", "kernelbench", "--oracle", spec.string(), "--cache", KAUDIT_TEST_CACHE,
+                                      "--out", out.string()},
+                                     1200);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  int wrong_output = 0;
+  for (const auto& m : read_jsonl(out / "kill-matrix.jsonl")) {
+    if (!m["witnessed"].get<bool>()) continue;
+    for (const char* field : {"killed_by", "cause", "killing_trial"}) {
+      const nlohmann::json& f = m.contains(field) && m[field].is_object() ? m[field] : nlohmann::json::object();
+      EXPECT_EQ(f.value("kernelbench", nlohmann::json()), f.value("kernelbench-like", nlohmann::json())) << field << " " << m;
+    }
+    wrong_output += m["cause"].value("kernelbench-like", "") == "wrong-output";
+  }
+  EXPECT_GE(wrong_output, 2);
+}
+
 // The gym's gate "the kernel must actually launch" (spec field gates.kernel_launched): a wrapper
 // whose launch is removed is killed by the gated checker with cause no-launch, in both modes,
 // whatever its output; hacks that still launch (returning the input, zeros) get the ungated
