@@ -20,6 +20,9 @@ int sweep_command(const std::vector<std::string>& args);
 int export_command(const std::vector<std::string>& args);
 int import_command(const std::vector<std::string>& args);
 int gpu_bundle_command(const std::vector<std::string>& args);
+int export_mutants_command(const std::vector<std::string>& args);
+// `kaudit audit --from RUN --solutions DIR --oracle-command CMD` (tools/cmd_audit_command.cpp).
+int command_oracle_audit(const std::vector<std::string>& args);
 // Oracle specs by built-in name (suites/NAME.json) or file path; all built-ins when empty.
 std::vector<oracle::OracleSpec> resolve_oracles(const std::vector<std::string>& names);
 }  // namespace kaudit::cli

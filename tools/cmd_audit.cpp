@@ -31,7 +31,9 @@ const char* kHelp =
     "                    [--rule ID]... [--witness-tol T] [--timeout S] [--thread-budget N] [--jobs N]\n"
     "                    [--cache DIR] [--full-matrix] [--no-schemata] [--backend cpu|cuda] [--mutants DIR]\n"
     "                    [--preset P] [--shard I/N]\n"
-    "       kaudit audit --from DIR --oracle SPEC... [--out OUT] [--corpus PATH] [--cache DIR] [--jobs N]\n\n"
+    "       kaudit audit --from DIR --oracle SPEC... [--out OUT] [--corpus PATH] [--cache DIR] [--jobs N]\n"
+    "       kaudit audit --from DIR --solutions SOL --oracle-command CMD [--oracle-name N] [--command-timeout S]\n"
+    "                    [--jobs N] [--out OUT] [--json]\n\n"
     "Measures correctness checkers (oracle specs) on the mutants of a corpus (default: the built-in\n"
     "one), on the CPU backend (or on this machine's GPU: --backend cuda):\n"
     "  1. mutate: every rule at every site, compiled with NVRTC, deduplicated by image;\n"
@@ -72,6 +74,15 @@ const char* kHelp =
     "                   and write DIR's files with them added to OUT: its kernels, mutants, settings\n"
     "                   and witnesses are kept (its kill-matrix rows stand in for the cache, so only the\n"
     "                   new oracles' trials run); an oracle whose trials are not in DIR's pool is refused\n"
+    "  --oracle-command CMD  score a checker's own harness on the finished run DIR: CMD (words split as\n"
+    "                   a shell would; {solution}, {problem}, {mutant}, {switch}, {kernel}, {task} filled in;\n"
+    "                   $KAUDIT_MUTANT_SWITCH set) evaluates the KernelBench solution files of\n"
+    "                   `kaudit export-mutants DIR --format kernelbench-solution --out SOL`, once per\n"
+    "                   witnessed mutant and per original; its verdict is a last stdout line\n"
+    "                   {\"pass\": bool, \"cause\", \"reason\"} or its exit status (0 pass, 1 fail; a signal,\n"
+    "                   a timeout (--command-timeout, default 900 s) or another status fails the mutant);\n"
+    "                   --jobs N evaluations at once (default 1); the oracle is named --oracle-name\n"
+    "                   (default \"command\") in OUT's files\n"
     "  --shard I/N      audit only shard I of N (1 <= I <= N): whole tasks, split the same way on every\n"
     "                   machine (by their kernels' source size); `kaudit merge` joins the N run\n"
     "                   directories into the one an unsharded audit writes\n"
@@ -163,6 +174,7 @@ nlohmann::json summary_json(const audit::AuditResult& r, const std::vector<oracl
 }  // namespace
 
 int audit_command(const std::vector<std::string>& args) {
+  if (std::find(args.begin(), args.end(), "--oracle-command") != args.end()) return command_oracle_audit(args);
   std::filesystem::path out_dir = "kaudit-out";
   bool json_out = false;
   std::vector<std::string> oracle_names;

@@ -35,6 +35,7 @@ void usage() {
       "  rules [--json]           list the mutation rule catalog\n"
       "  mutate [PATH] [--json]   generate, compile and classify every mutant (mutants.jsonl)\n"
       "  gpu-bundle --from AUDIT_DIR --out DIR  an audit's mutants for a GPU check of oracle mode\n"
+      "  export-mutants RUN_DIR --format kernelbench-solution --out DIR  mutants as KernelBench solutions\n"
       "  worker                   (internal) serve isolated kernel runs on stdin/stdout\n\n"
       "Run `kaudit <command> --help` for the options of a command.");
 }
@@ -103,8 +104,10 @@ int main(int argc, char** argv) {
   const bool wants_help =
       std::any_of(args.begin(), args.end(), [](const std::string& a) { return a == "--help" || a == "-h"; });
   // An audit given a mutant set (--mutants, made where Clang is) needs no Clang.
-  const bool has_mutant_set = std::find(args.begin(), args.end(), "--mutants") != args.end();
-  for (const char* needs_clang : {"mutate", "rules", "audit", "cover", "sweep", "gpu-bundle"}) {
+  // Nor does one that scores a harness on exported solutions (--oracle-command).
+  const bool has_mutant_set = std::find(args.begin(), args.end(), "--mutants") != args.end() ||
+                              std::find(args.begin(), args.end(), "--oracle-command") != args.end();
+  for (const char* needs_clang : {"mutate", "rules", "audit", "cover", "sweep", "gpu-bundle", "export-mutants"}) {
     const bool set_will_do = has_mutant_set && (cmd == "audit" || cmd == "cover" || cmd == "sweep");
     if (cmd == needs_clang && !wants_help && !set_will_do && !kaudit::mutators::clang_available()) {
       std::fprintf(stderr, "kaudit %s: %s\n", cmd.c_str(), kaudit::mutators::ClangUnavailable().what());
@@ -127,6 +130,7 @@ int main(int argc, char** argv) {
     if (cmd == "export") return kaudit::cli::export_command(args);
     if (cmd == "import") return kaudit::cli::import_command(args);
     if (cmd == "gpu-bundle") return kaudit::cli::gpu_bundle_command(args);
+    if (cmd == "export-mutants") return kaudit::cli::export_mutants_command(args);
   } catch (const kaudit::cache::CacheDirError& e) {  // a cache folder kaudit refuses (common/cache.h)
     std::fprintf(stderr, "kaudit %s: %s\n", cmd.c_str(), e.what());
     return 2;

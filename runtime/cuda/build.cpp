@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -101,6 +102,28 @@ std::string gpu_source(std::string_view kernel_text, std::string_view file, std:
      << kernel_text << "\n#line 1 \"<kaudit gpu entry>\"\n#include \"kaudit_gpu_entry.h\"\n"
      << "KAUDIT_GPU_ENTRY(" << entry << ", " << lib << ")\n";
   return os.str();
+}
+
+std::string standalone_gpu_source(std::string_view kernel_text, std::string_view file, std::string_view entry,
+                                  std::string_view lib, std::string_view what) {
+  const fs::path path = fs::path(KAUDIT_GPU_INCLUDE_DIR) / "kaudit_gpu_entry.h";
+  const auto header = read_file(path);
+  if (!header) throw std::runtime_error(path.string() + ": cannot be read (the GPU entry of every exported build)");
+  std::string text = gpu_source(kernel_text, file, entry, lib, what);
+  const std::string include = "#include \"kaudit_gpu_entry.h\"\n";
+  const std::string once = "#pragma once\n";
+  std::string body = *header;
+  if (const auto at = body.find(once); at != std::string::npos) body.erase(at, once.size());
+  const auto at = text.find(include);
+  if (at == std::string::npos) throw std::runtime_error("gpu_source lost its entry #include");
+  text.replace(at, include.size(), body);
+  // No #line directives: nvcc's dependency file (-MD, which PyTorch's extension builder asks for)
+  // lists the file a #line names, and a name that is no file there makes ninja rebuild the
+  // extension on every load (45 s a load on an H100 machine). The names stay as comments.
+  std::string out;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) out += (line.rfind("#line ", 0) == 0 ? "// " + line.substr(1) : line) + "\n";
+  return out;
 }
 
 CudaCompiler::CudaCompiler(fs::path cache_dir, std::string arch)

@@ -39,6 +39,13 @@ class CudaCompiler {
 std::string gpu_source(std::string_view kernel_text, std::string_view file, std::string_view entry,
                        std::string_view lib, std::string_view what);
 
+// gpu_source with kaudit_gpu_entry.h written out in place of its #include and its #line
+// directives made comments: a text that builds
+// wherever PyTorch's extension builder runs (torch.utils.cpp_extension.load_inline in a KernelBench
+// solution file), without kaudit's folders. Throws std::runtime_error when the header is unreadable.
+std::string standalone_gpu_source(std::string_view kernel_text, std::string_view file, std::string_view entry,
+                                  std::string_view lib, std::string_view what);
+
 // nvcc: $KAUDIT_NVCC, else $CUDA_HOME/bin/nvcc, else /usr/local/cuda/bin/nvcc, else `nvcc`.
 std::string find_nvcc();
 

@@ -1,0 +1,226 @@
+#include "solutions/kernelbench_solutions.h"
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+#include "calibrate/mutant_builds.h"
+#include "common/files.h"
+#include "reports/run_files.h"
+#include "runtime/cuda/build.h"
+
+namespace kaudit::solutions {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+void write_text(const fs::path& path, const std::string& text) {
+  fs::create_directories(path.parent_path());
+  const fs::path tmp = path.string() + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    out << text;
+    if (!out) throw std::runtime_error(path.string() + ": cannot write");
+  }
+  fs::rename(tmp, path);
+}
+
+// A Python string literal of `s`: JSON's escapes (\", \\, \n, \uXXXX) are Python's too.
+std::string py_str(const std::string& s) { return json(s).dump(-1, ' ', true); }
+
+// The binding as Python data: [("input", 0), ("param", "weight"), ("dim", "D"), ("int", 3), ...].
+std::string py_binding(const corpus::Task& task, const corpus::Kernel& kernel) {
+  std::ostringstream os;
+  os << "[";
+  for (std::size_t i = 0; i < kernel.args.size(); ++i) {
+    const auto& a = kernel.args[i];
+    if (i) os << ", ";
+    if (auto* in = std::get_if<corpus::InputRef>(&a)) {
+      const auto pos = std::find_if(task.inputs.begin(), task.inputs.end(), [&](const auto& x) { return x.name == in->name; });
+      if (pos == task.inputs.end())
+        throw std::runtime_error(kernel.json_path.string() + ": argument '" + in->name + "' is no input of " + task.name);
+      os << "(\"input\", " << (pos - task.inputs.begin()) << ")";
+    } else if (auto* p = std::get_if<corpus::ParamRef>(&a)) {
+      os << "(\"param\", " << py_str(p->name) << ")";
+    } else if (auto* d = std::get_if<corpus::DimRef>(&a)) {
+      os << "(\"dim\", " << py_str(d->name) << ")";
+    } else if (auto* v = std::get_if<int64_t>(&a)) {
+      os << "(\"int\", " << *v << ")";
+    } else if (auto* x = std::get_if<double>(&a)) {
+      os << "(\"double\", " << json(*x).dump() << ")";
+    } else if (auto* b = std::get_if<bool>(&a)) {
+      os << "(\"bool\", " << (*b ? "True" : "False") << ")";
+    }
+  }
+  os << "]";
+  return os.str();
+}
+
+// Where the forward finds each dim: per input, (axis, dim) pairs; per init position, a dim.
+std::string py_input_dims(const corpus::Task& task) {
+  std::ostringstream os;
+  os << "[";
+  for (std::size_t i = 0; i < task.inputs.size(); ++i) {
+    os << (i ? ", " : "") << "[";
+    bool first = true;
+    for (std::size_t axis = 0; axis < task.inputs[i].shape.size(); ++axis)
+      if (auto* name = std::get_if<std::string>(&task.inputs[i].shape[axis])) {
+        os << (first ? "" : ", ") << "(" << axis << ", " << py_str(*name) << ")";
+        first = false;
+      }
+    os << "]";
+  }
+  os << "]";
+  return os.str();
+}
+
+std::string py_init_dims(const corpus::Task& task) {
+  std::ostringstream os;
+  os << "{";
+  bool first = true;
+  for (std::size_t i = 0; i < task.init_inputs.size(); ++i)
+    if (auto* name = std::get_if<std::string>(&task.init_inputs[i])) {
+      os << (first ? "" : ", ") << i << ": " << py_str(*name);
+      first = false;
+    }
+  os << "}";
+  return os.str();
+}
+
+std::string py_preset(const corpus::Task& task) {
+  const auto it = task.presets.count("kernelbench") ? task.presets.find("kernelbench") : task.presets.find("small");
+  std::ostringstream os;
+  os << "{";
+  bool first = true;
+  for (const auto& [name, value] : it->second) {
+    os << (first ? "" : ", ") << py_str(name) << ": " << value;
+    first = false;
+  }
+  os << "}";
+  return os.str();
+}
+
+}  // namespace
+
+std::string solution_file(const corpus::Task& task, const corpus::Kernel& kernel, const std::string& problem_source,
+                          const std::string& cuda_source, const std::string& lib, const std::string& what) {
+  std::ostringstream py;
+  py << "# A KernelBench solution file written by `kaudit export-mutants` (solutions/kernelbench_solutions.h).\n"
+     << "# Kernel " << kernel.id() << " (" << kernel.file << "), build: " << what << ".\n"
+     << "# The mutant is chosen when this file is loaded: $" << kSwitchVariable
+     << " (solutions.json gives each mutant's value;\n"
+     << "# 0 or unset: the original kernel). One CUDA build serves every mutant of the build.\n"
+     << "import os\n\nimport torch\nimport torch.nn as nn\nfrom torch.utils.cpp_extension import load_inline\n\n"
+     << "# The task's problem.py: ModelNew builds its Model for the parameters (the harness seeds both alike).\n"
+     << "_PROBLEM_SOURCE = " << py_str(problem_source) << "\n"
+     << "_problem = {\"__name__\": \"kaudit_problem_" << task.name << "\"}\n"
+     << "exec(compile(_PROBLEM_SOURCE, \"<problem " << task.name << ">\", \"exec\"), _problem)\n\n"
+     << "_CUDA_SOURCE = " << py_str(cuda_source) << "\n"
+     << "_LIB = " << py_str(lib) << "\n"
+     << "load_inline(name=_LIB, cpp_sources=\"\", cuda_sources=_CUDA_SOURCE, is_python_module=False, verbose=False)\n"
+     << "_op = getattr(torch.ops, _LIB)\n"
+     << "_op.set_mutant(int(os.environ.get(" << py_str(kSwitchVariable) << ", \"0\")))\n\n"
+     << "_BINDING = " << py_binding(task, kernel) << "\n"
+     << "_INPUT_DIMS = " << py_input_dims(task) << "\n"
+     << "_INIT_DIMS = " << py_init_dims(task) << "\n"
+     << "_DEFAULT_DIMS = " << py_preset(task) << "\n\n\n"
+     << "class ModelNew(nn.Module):\n"
+     << "    def __init__(self, *init_inputs):\n"
+     << "        super().__init__()\n"
+     << "        self.reference = _problem[\"Model\"](*init_inputs)\n"
+     << "        self._init_inputs = list(init_inputs)\n\n"
+     << "    def forward(self, *inputs):\n"
+     << "        dims = dict(_DEFAULT_DIMS)\n"
+     << "        for position, name in _INIT_DIMS.items():\n"
+     << "            if position < len(self._init_inputs):\n"
+     << "                dims[name] = int(self._init_inputs[position])\n"
+     << "        for i, axes in enumerate(_INPUT_DIMS):\n"
+     << "            for axis, name in axes:\n"
+     << "                dims[name] = int(inputs[i].shape[axis])\n"
+     << "        named = dict(self.reference.named_parameters())\n"
+     << "        named.update(dict(self.reference.named_buffers()))\n"
+     << "        tensors, values, kinds = [], [], []\n"
+     << "        for kind, what in _BINDING:\n"
+     << "            if kind == \"input\":\n"
+     << "                tensors.append(inputs[what]); values.append(0.0); kinds.append(0)\n"
+     << "            elif kind == \"param\":\n"
+     << "                tensors.append(named[what]); values.append(0.0); kinds.append(0)\n"
+     << "            elif kind in (\"dim\", \"int\"):\n"
+     << "                tensors.append(None); values.append(float(dims[what] if kind == \"dim\" else what)); kinds.append(1)\n"
+     << "            elif kind == \"double\":\n"
+     << "                tensors.append(None); values.append(float(what)); kinds.append(2)\n"
+     << "            else:\n"
+     << "                tensors.append(None); values.append(1.0 if what else 0.0); kinds.append(3)\n"
+     << "        out = _op.entry(tensors, values, kinds)\n"
+     << "        return out[0] if len(out) == 1 else tuple(out)\n";
+  return py.str();
+}
+
+ExportSummary export_kernelbench_solutions(const corpus::Corpus& corpus, const ExportOptions& options) {
+  ExportSummary summary;
+  // 1. The run's witnessed (or audited) mutants, per kernel (reports::RunDirError names a bad file).
+  std::map<std::string, std::set<std::string>> ids_by_kernel;
+  std::map<std::string, reports::KillRecord> record_of;
+  for (auto& r : reports::read_kill_matrix(options.run_dir)) {
+    if (!options.only.empty() && std::find(options.only.begin(), options.only.end(), r.kernel) == options.only.end())
+      continue;
+    ids_by_kernel[r.kernel];  // every audited kernel gets its original, witnessed mutants or not
+    if (!r.ran || (!r.witnessed && !options.all_mutants)) continue;
+    ids_by_kernel[r.kernel].insert(r.id);
+    record_of.emplace(r.id, std::move(r));
+  }
+  for (const auto& id : options.only)
+    if (!ids_by_kernel.count(id))
+      throw std::runtime_error((options.run_dir / "kill-matrix.jsonl").string() + ": the run audited no kernel " + id +
+                               " (--kernel)");
+  for (const auto& [kid, ids] : ids_by_kernel)
+    if (!corpus.find_kernel(kid))
+      throw std::runtime_error(kid + ": a kernel of the run that the corpus lacks (give the run's --corpus)");
+
+  // 2. The builds (schemata, standalone mutants, originals) and a solution file for each.
+  const calibrate::MutantBuilds made = calibrate::mutant_builds(corpus, ids_by_kernel, options.cache_dir);
+  summary.problems = made.problems;
+  json solutions = json::array(), mutants = json::array(), kernels = json::object(), problems = json::object();
+  for (const auto& b : made.builds) {
+    const corpus::Kernel& k = *b.kernel;
+    const corpus::Task* task = corpus.find_task(k.task);
+    const std::string problem = "problems/" + task->name + ".py";
+    if (!problems.contains(task->name)) {
+      const auto text = read_file(task->problem_py);
+      if (!text) throw std::runtime_error(task->problem_py.string() + ": cannot be read");
+      write_text(options.out / problem, *text);
+      problems[task->name] = problem;
+    }
+    const std::string file = "solutions/" + b.lib + ".py";
+    const std::string cuda = cuda::standalone_gpu_source(b.text, k.file, k.entry, b.lib, b.what);
+    write_text(options.out / file, solution_file(*task, k, read_file(task->problem_py).value_or(""), cuda, b.lib, b.what));
+    solutions.push_back({{"file", file}, {"kernel", k.id()}, {"task", k.task}, {"what", b.what}, {"lib", b.lib}});
+    ++summary.solutions;
+    if (b.original) {
+      kernels[k.id()] = {{"task", k.task}, {"original", file}, {"problem", problem}};
+      ++summary.kernels;
+    }
+    for (const auto& [id, value] : b.mutants) {
+      const reports::KillRecord& r = record_of.at(id);
+      mutants.push_back({{"id", id}, {"kernel", k.id()}, {"task", k.task}, {"family", r.family}, {"rule", r.rule},
+                         {"solution", file}, {"switch", value}, {"problem", problem}, {"witnessed", r.witnessed}});
+      ++summary.mutants;
+    }
+  }
+  const json manifest = {{"format", kManifestFormat},
+                         {"run", fs::absolute(options.run_dir).lexically_normal().string()},
+                         {"switch_variable", kSwitchVariable},
+                         {"problems", problems},
+                         {"kernels", kernels},
+                         {"solutions", solutions},
+                         {"mutants", mutants},
+                         {"left_out", summary.problems}};
+  write_text(options.out / "solutions.json", manifest.dump(1) + "\n");
+  return summary;
+}
+
+}  // namespace kaudit::solutions
