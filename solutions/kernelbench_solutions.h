@@ -14,8 +14,9 @@
 // ModelNew(*init_inputs) builds the problem's Model first, so under the harness's seed it holds
 // the same parameters as the reference (KernelBench seeds both constructions alike), and its
 // forward passes the kernel's binding (kernel.json "args"): inputs, the Model's parameters and
-// buffers by name, and dims read off the inputs' shapes, then the init inputs' values, then the
-// task's `kernelbench` preset (a dim the harness fixes nowhere: a default of the Model's).
+// buffers by name, and dims read off the inputs' shapes, then the init inputs the harness passed
+// (a tuple's first entry: problem.py may pass (C_out, 1, 1) or (S, S) where task.json has a dim),
+// then the task's `kernelbench` preset (a dim the harness fixes nowhere: a default of the Model's).
 #pragma once
 #include <filesystem>
 #include <string>

@@ -135,6 +135,70 @@ TEST(SolutionFile, ParametersAndDimsComeFromTheModelTheInputsAndTheInitInputs) {
   r = probe(file, task->problem_py, "[3, 4, 3, 2]", "[[2, 3, 5, 7]]");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(json::parse(r.out)["values"][2], 2.0);  // S given
+  // A tuple where task.json has a dim (problem.py's (S, S), or conv2d_tanh_scaling_bias_maxpool's
+  // bias_shape (C_out, 1, 1)): its first entry.
+  r = probe(file, task->problem_py, "[3, 4, 3, [3, 3]]", "[[2, 3, 5, 7]]");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out)["values"][2], 3.0);
+}
+
+// Every corpus kernel's solution file passes its entry what the CPU backend's binding passes, at
+// the small preset: the harness's input tensors themselves, the Model's parameters (built under the
+// harness's seed), each dim's value and the literals (one Python process for the whole corpus).
+TEST(SolutionFile, EveryCorpusKernelIsBoundAsTheBackendsBindIt) {
+  const auto loaded = kaudit::corpus::load_corpus(KAUDIT_CORPUS_DIR);
+  ASSERT_TRUE(loaded.diagnostics.empty());
+  const fs::path dir = fs::path(KAUDIT_TEST_CACHE) / ("solutions_test_corpus." + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  json cases = json::array(), expected = json::array();
+  std::vector<std::string> ids;
+  for (const auto& k : loaded.corpus.kernels) {
+    const kaudit::corpus::Task* task = loaded.corpus.find_task(k.task);
+    const kaudit::corpus::Assignment& dims = task->presets.at("small");
+    const fs::path file = dir / (k.task + "--" + k.name + ".py");
+    std::ofstream(file) << kaudit::solutions::solution_file(*task, k, kaudit::read_file(task->problem_py).value(),
+                                                            "// not built here", "kaudit_probe_" + k.name, "a test");
+    json inputs = json::array();
+    for (const auto& in : task->inputs) inputs.push_back({{"shape", kaudit::corpus::shape_of(in, dims)}, {"dtype", in.dtype}});
+    cases.push_back({{"solution", file.string()}, {"problem", task->problem_py.string()},
+                     {"init", kaudit::oracle::init_args_json(*task, kaudit::corpus::init_values(*task, dims))},
+                     {"inputs", inputs}});
+    json tensors = json::array(), values = json::array(), kinds = json::array();
+    for (const auto& a : k.args) {
+      if (auto* in = std::get_if<kaudit::corpus::InputRef>(&a)) {
+        for (std::size_t i = 0; i < task->inputs.size(); ++i)
+          if (task->inputs[i].name == in->name) tensors.push_back("input:" + std::to_string(i));
+        values.push_back(0.0), kinds.push_back(0);
+      } else if (auto* p = std::get_if<kaudit::corpus::ParamRef>(&a)) {
+        tensors.push_back("param:" + p->name), values.push_back(0.0), kinds.push_back(0);
+      } else if (auto* d = std::get_if<kaudit::corpus::DimRef>(&a)) {
+        tensors.push_back(nullptr), values.push_back(double(dims.at(d->name))), kinds.push_back(1);
+      } else if (auto* v = std::get_if<int64_t>(&a)) {
+        tensors.push_back(nullptr), values.push_back(double(*v)), kinds.push_back(1);
+      } else if (auto* x = std::get_if<double>(&a)) {
+        tensors.push_back(nullptr), values.push_back(*x), kinds.push_back(2);
+      } else if (auto* b = std::get_if<bool>(&a)) {
+        tensors.push_back(nullptr), values.push_back(*b ? 1.0 : 0.0), kinds.push_back(3);
+      }
+    }
+    expected.push_back({{"tensors", tensors}, {"values", values}, {"kinds", kinds}});
+    ids.push_back(k.id());
+  }
+  std::ofstream(dir / "cases.json") << cases.dump();
+  const auto r = kaudit::run_process({kaudit::oracle::default_python(), (kHere / "solution_probe.py").string(), "--batch",
+                                      (dir / "cases.json").string()},
+                                     900);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json results = json::parse(r.out);
+  ASSERT_EQ(results.size(), ids.size());
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    EXPECT_FALSE(results[i].contains("error")) << ids[i] << ": " << results[i];
+    if (results[i].contains("error")) continue;
+    EXPECT_EQ(results[i]["tensors"], expected[i]["tensors"]) << ids[i];
+    EXPECT_EQ(results[i]["values"], expected[i]["values"]) << ids[i];
+    EXPECT_EQ(results[i]["kinds"], expected[i]["kinds"]) << ids[i];
+  }
+  fs::remove_all(dir);
 }
 
 // The harness's verdicts become the oracle's: a verdict line, an exit status, a death by signal
