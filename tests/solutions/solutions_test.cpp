@@ -236,15 +236,20 @@ TEST(CommandOracle, TheHarnessVerdictsAreScoredLikeAnyOracle) {
   }
   ASSERT_NE(fake, nullptr) << summary["oracles"];
   EXPECT_EQ(summary["oracles"].size(), 2u);  // kernelbench-v0.1 kept
-  for (const auto& [family, killed] : expect_killed) EXPECT_EQ((*fake)["per_family"][family]["killed"], killed) << family;
+  for (const auto& [family, killed] : expect_killed) {
+    EXPECT_EQ((*fake)["per_family"][family]["killed"], killed) << family;
+  }
   EXPECT_EQ((*fake)["false_kills"], 0);
   std::map<std::string, std::string> cause;
   for (const auto& k : read_jsonl(out / "kill-matrix.jsonl"))
     if (k.contains("cause") && k["cause"].contains("fake")) cause[k["id"]] = k["cause"]["fake"];
   EXPECT_EQ(cause[even[0]], "crash");
   EXPECT_EQ(cause[even[1]], "timeout");
-  for (const auto& [id, m] : mutant)
-    if ((*m)["switch"].get<int>() % 2 == 1) EXPECT_EQ(cause[id], "wrong-output") << id;
+  for (const auto& [id, m] : mutant) {
+    if ((*m)["switch"].get<int>() % 2 == 1) {
+      EXPECT_EQ(cause[id], "wrong-output") << id;
+    }
+  }
 }
 
 // A harness that cannot run a correct kernel is an error before any mutant runs; so is a solution
