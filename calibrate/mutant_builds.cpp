@@ -25,7 +25,8 @@ MutantBuilds mutant_builds(const corpus::Corpus& corpus, const std::map<std::str
   const auto add = [&](const corpus::Kernel& k, std::string text, std::string what) -> MutantBuild& {
     MutantBuild b;
     b.kernel = &k;
-    b.lib = "kaudit_" + kaudit::sha256_hex(text + k.entry).substr(0, 16);
+    // The kernel's id too: two kernels of one text (in two tasks) get files of their own.
+    b.lib = "kaudit_" + kaudit::sha256_hex(text + k.entry + "\n" + k.id()).substr(0, 16);
     b.text = std::move(text);
     b.what = std::move(what);
     out.builds.push_back(std::move(b));

@@ -21,7 +21,7 @@ namespace kaudit::calibrate {
 struct MutantBuild {
   const corpus::Kernel* kernel = nullptr;
   std::string text;   // kernel source text: a schema body, a mutant's text or the original
-  std::string lib;    // "kaudit_" + 16 hex digits of SHA-256(text + entry): a name unique to the text
+  std::string lib;    // "kaudit_" + 16 hex digits of SHA-256(text, entry, kernel id): unique to the build
   std::string what;   // "schema of TASK/NAME", "mutant ID", "original TASK/NAME"
   std::vector<std::pair<std::string, int>> mutants;  // (mutant id, switch value) it holds
   bool original = false;

@@ -48,15 +48,34 @@ std::vector<std::string> split_command(const std::string& line) {
   return words;
 }
 
+void check_placeholders(const std::vector<std::string>& argv) {
+  static const std::set<std::string> known = {"solution", "problem", "mutant", "switch", "kernel", "task", "python"};
+  for (const auto& word : argv)
+    for (std::size_t open = word.find('{'); open != std::string::npos; open = word.find('{', open + 1)) {
+      const std::size_t close = word.find('}', open);
+      if (close == std::string::npos) break;
+      const std::string name = word.substr(open + 1, close - open - 1);
+      if (!known.count(name))
+        throw std::invalid_argument("the command names {" + name + "}, which is no placeholder (" +
+                                    "{solution} {problem} {mutant} {switch} {kernel} {task} {python})");
+    }
+}
+
 namespace {
 
-std::string substitute(std::string word, const std::map<std::string, std::string>& fields) {
-  for (const auto& [key, value] : fields) {
-    const std::string token = "{" + key + "}";
-    for (std::size_t at = word.find(token); at != std::string::npos; at = word.find(token, at + value.size()))
-      word.replace(at, token.size(), value);
+std::string substitute(const std::string& word, const std::map<std::string, std::string>& fields) {
+  std::string out;  // one pass: a value that holds "{...}" is not scanned again
+  for (std::size_t i = 0; i < word.size();) {
+    const std::size_t close = word[i] == '{' ? word.find('}', i) : std::string::npos;
+    const auto it = close == std::string::npos ? fields.end() : fields.find(word.substr(i + 1, close - i - 1));
+    if (it != fields.end()) {
+      out += it->second;
+      i = close + 1;
+    } else {
+      out += word[i++];
+    }
   }
-  return word;
+  return out;
 }
 
 std::string tail(const std::string& s, std::size_t n = 600) { return s.size() <= n ? s : "..." + s.substr(s.size() - n); }
@@ -97,9 +116,15 @@ CommandVerdict run_command_oracle(const CommandOracle& oracle, const std::map<st
     v.cause = "timeout";
     v.reason = "no verdict within " + std::to_string(oracle.timeout_seconds) + " s";
   } else if (const auto line = verdict_line(r.out)) {
+    const auto text = [&](const char* key) {  // a field the harness may leave out or set to null
+      const auto it = line->find(key);
+      return it != line->end() && it->is_string() ? it->get<std::string>() : std::string();
+    };
+    v.said = true;
     v.pass = (*line)["pass"].get<bool>();
-    v.cause = v.pass ? "" : line->value("cause", std::string("rejected"));
-    v.reason = line->value("reason", std::string());
+    v.cause = v.pass ? "" : text("cause");
+    if (!v.pass && v.cause.empty()) v.cause = "rejected";
+    v.reason = text("reason");
   } else if (r.term_signal) {
     v.cause = "crash";
     v.reason = "the harness died of signal " + std::to_string(r.term_signal) + ": " + tail(r.err);
@@ -153,45 +178,67 @@ CommandScoring score_command_oracle(const reports::RunDir& run, const audit::Aud
                      e.value("switch", 0), {}, false, ""});
   }
 
+  CommandScoring out;
   const auto evaluate = [&](Evaluation& e) {
     e.verdict = run_command_oracle(oracle, {{"solution", e.solution}, {"problem", e.problem}, {"mutant", e.mutant},
                                             {"switch", std::to_string(e.switch_value)}, {"kernel", e.kernel}, {"task", e.task}});
   };
   const auto t0 = std::chrono::steady_clock::now();
-  // The first original alone: a harness that cannot run at all must not grade anything.
-  if (!evals.empty()) {
-    evaluate(evals[0]);
-    const CommandVerdict& v = evals[0].verdict;
-    if (!v.pass && (v.cause == "harness-exception" || v.cause == "crash"))
-      throw CommandOracleError("the command failed on the original of " + evals[0].kernel + ", a correct kernel (" +
-                               v.cause + ": " + v.reason + "); a harness that cannot run a correct kernel cannot grade "
-                               "its mutants. Command: " + oracle.argv[0] + " ...");
-  }
-  std::atomic<std::size_t> next{1}, done{1};
+  std::atomic<std::size_t> done{0};
+  std::atomic<bool> stop{false};
   std::mutex mu;
   std::string failure;
-  const auto worker = [&] {
-    for (std::size_t i; (i = next++) < evals.size();) {
-      try {
-        evaluate(evals[i]);
-      } catch (const std::exception& ex) {
-        std::lock_guard<std::mutex> lock(mu);
-        if (failure.empty()) failure = ex.what();
-        return;
+  // Evaluations [from, to), `jobs` at once; the first error stops the others.
+  const auto run_range = [&](std::size_t from, std::size_t to) {
+    std::atomic<std::size_t> next{from};
+    const auto worker = [&] {
+      for (std::size_t i; !stop && (i = next++) < to;) {
+        try {
+          evaluate(evals[i]);
+        } catch (const std::exception& ex) {
+          std::lock_guard<std::mutex> lock(mu);
+          if (failure.empty()) failure = evals[i].mutant + " of " + evals[i].kernel + " (" + evals[i].solution + "): " + ex.what();
+          stop = true;
+          return;
+        }
+        const std::size_t d = ++done;
+        if (progress && (d % 20 == 0 || d == evals.size()))
+          progress("command oracle " + oracle.name + ": " + std::to_string(d) + "/" + std::to_string(evals.size()) +
+                   " evaluations (" + std::to_string(originals) + " originals)");
       }
-      const std::size_t d = ++done;
-      if (progress && (d % 20 == 0 || d == evals.size()))
-        progress("command oracle " + oracle.name + ": " + std::to_string(d) + "/" + std::to_string(evals.size()) +
-                 " evaluations (" + std::to_string(originals) + " originals)");
-    }
+    };
+    std::vector<std::thread> pool;
+    for (unsigned j = 0; j < std::max(1u, oracle.jobs); ++j) pool.emplace_back(worker);
+    for (auto& t : pool) t.join();
+    if (!failure.empty()) throw CommandOracleError(failure);
   };
-  std::vector<std::thread> pool;
-  for (unsigned j = 0; j < std::max(1u, oracle.jobs); ++j) pool.emplace_back(worker);
-  for (auto& t : pool) t.join();
-  if (!failure.empty()) throw CommandOracleError(failure);
+  // The originals first: a harness that cannot run at all must not grade anything. It shows as a
+  // harness that passes none of them and says no verdict of its own on any (a Python harness that
+  // raises exits 1, as a rejection by exit status does), or that dies or fails otherwise on one.
+  run_range(0, originals);
+  bool any_passed = false, any_said = false;
+  for (std::size_t i = 0; i < originals; ++i) {
+    any_passed = any_passed || evals[i].verdict.pass;
+    any_said = any_said || evals[i].verdict.said;
+  }
+  for (std::size_t i = 0; i < originals; ++i) {
+    const CommandVerdict& v = evals[i].verdict;
+    const bool broken = v.cause == "harness-exception" || v.cause == "crash" || v.cause == "timeout" ||
+                        (!any_passed && !any_said);
+    if (!v.pass && broken)
+      throw CommandOracleError("the command failed on the original of " + evals[i].kernel + ", a correct kernel (" +
+                               v.cause + ": " + v.reason + "); a harness that cannot run correct kernels cannot grade "
+                               "their mutants" + (v.cause == "timeout" ? " (a first build may need a longer --command-timeout)" : "") +
+                               ". Command: " + oracle.argv[0] + " ...");
+  }
+  run_range(originals, evals.size());
+  out.evaluations = json::array();
+  for (const auto& e : evals)
+    out.evaluations.push_back({{"mutant", e.mutant}, {"kernel", e.kernel}, {"switch", e.switch_value},
+                               {"pass", e.verdict.pass}, {"cause", e.verdict.cause}, {"reason", e.verdict.reason},
+                               {"seconds", e.verdict.seconds}});
 
   // The verdicts, as an added audit of the run's mutants.
-  CommandScoring out;
   out.added = prior;
   std::map<std::string, const Evaluation*> by_id;
   for (std::size_t i = originals; i < evals.size(); ++i) by_id.emplace(evals[i].mutant, &evals[i]);

@@ -15,8 +15,9 @@
 //   - else exit 0: pass; exit 1: rejected (cause "rejected");
 //   - killed by a signal: rejected, cause "crash"; past the timeout: rejected, cause "timeout";
 //     another exit status: rejected, cause "harness-exception".
-// A harness that does not pass the first original it is given, with an exit status that is not
-// 0 or 1 and no verdict line, is taken to be broken (a missing module, a wrong path): an error
+// The originals run first. A harness that dies, fails with an exit status other than 0 or 1, or
+// times out on one, or that passes none of them and gives no verdict line on any (a Python harness
+// that raises, over a missing module or a missing GPU, exits 1), is taken to be broken: an error
 // naming the command and its stderr, before any mutant runs. The harness's process is the user's
 // code and the mutants run inside it, on the GPU, with the user's rights (docs/SECURITY.md).
 #pragma once
@@ -47,6 +48,7 @@ struct CommandOracle {
 
 struct CommandVerdict {
   bool pass = false;
+  bool said = false;  // the verdict came from a verdict line (not from the exit status)
   std::string cause, reason;
   double seconds = 0;
 };
@@ -55,12 +57,19 @@ struct CommandVerdict {
 // single quotes. Throws std::invalid_argument for an unterminated quote or an empty command.
 std::vector<std::string> split_command(const std::string& line);
 
+// std::invalid_argument for a "{name}" in the command that is no placeholder (a typo would
+// otherwise reach the harness as text).
+void check_placeholders(const std::vector<std::string>& argv);
+
 // One evaluation. `fields`: the placeholder values (solution, problem, mutant, switch, kernel, task).
 CommandVerdict run_command_oracle(const CommandOracle& oracle, const std::map<std::string, std::string>& fields);
 
 struct CommandScoring {
   audit::AuditResult added;   // the run's mutants with the command's verdicts, its score, false kills
   nlohmann::json summary;     // {"oracles": [score entry], "runs", "seconds", "problems"} for add_oracles
+  // Every evaluation: {mutant ("original" for one), kernel, switch, pass, cause, reason, seconds}
+  // (`kaudit audit --oracle-command` writes them to OUT/<oracle>-evaluations.jsonl).
+  nlohmann::json evaluations;
 };
 
 // Runs the command on every original and every witnessed mutant of `run` (`prior`, its audit

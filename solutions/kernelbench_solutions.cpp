@@ -29,8 +29,17 @@ void write_text(const fs::path& path, const std::string& text) {
   fs::rename(tmp, path);
 }
 
-// A Python string literal of `s`: JSON's escapes (\", \\, \n, \uXXXX) are Python's too.
-std::string py_str(const std::string& s) { return json(s).dump(-1, ' ', true); }
+// A Python string literal of `s`: JSON's escapes (\", \\, \n, \uXXXX for control characters)
+// are Python's too. Other characters stay as they are, in UTF-8, Python's source encoding (JSON's
+// escapes of characters beyond U+FFFF are surrogate pairs, which Python reads as two lone ones).
+// Throws std::runtime_error naming `what` for text that is not UTF-8.
+std::string py_str(const std::string& s, const std::string& what = "a name") {
+  try {
+    return json(s).dump(-1, ' ', false);
+  } catch (const json::type_error&) {
+    throw std::runtime_error(what + ": not UTF-8 text; a solution file is Python source, which must be");
+  }
+}
 
 // The binding as Python data: [("input", 0), ("param", "weight"), ("dim", "D"), ("int", 3), ...].
 std::string py_binding(const corpus::Task& task, const corpus::Kernel& kernel) {
@@ -116,14 +125,21 @@ std::string solution_file(const corpus::Task& task, const corpus::Kernel& kernel
      << "# 0 or unset: the original kernel). One CUDA build serves every mutant of the build.\n"
      << "import os\n\nimport torch\nimport torch.nn as nn\nfrom torch.utils.cpp_extension import load_inline\n\n"
      << "# The task's problem.py: ModelNew builds its Model for the parameters (the harness seeds both alike).\n"
-     << "_PROBLEM_SOURCE = " << py_str(problem_source) << "\n"
+     << "_PROBLEM_SOURCE = " << py_str(problem_source, task.problem_py.string()) << "\n"
      << "_problem = {\"__name__\": \"kaudit_problem_" << task.name << "\"}\n"
      << "exec(compile(_PROBLEM_SOURCE, \"<problem " << task.name << ">\", \"exec\"), _problem)\n\n"
-     << "_CUDA_SOURCE = " << py_str(cuda_source) << "\n"
+     << "_CUDA_SOURCE = " << py_str(cuda_source, kernel.cu_path.string()) << "\n"
      << "_LIB = " << py_str(lib) << "\n"
      << "load_inline(name=_LIB, cpp_sources=\"\", cuda_sources=_CUDA_SOURCE, is_python_module=False, verbose=False)\n"
      << "_op = getattr(torch.ops, _LIB)\n"
-     << "_op.set_mutant(int(os.environ.get(" << py_str(kSwitchVariable) << ", \"0\")))\n\n"
+     << "_SWITCH = int(os.environ.get(" << py_str(kSwitchVariable) << ", \"0\"))\n"
+     << "_SWITCHED = set()  # the devices whose copy of the switch is set (it is a __device__ variable)\n\n\n"
+     << "def _set_switch():\n"
+     << "    device = torch.cuda.current_device() if torch.cuda.is_available() else -1\n"
+     << "    if device not in _SWITCHED:\n"
+     << "        _op.set_mutant(_SWITCH)\n"
+     << "        _SWITCHED.add(device)\n\n\n"
+     << "_set_switch()\n"
      << "_BINDING = " << py_binding(task, kernel) << "\n"
      << "_INPUT_DIMS = " << py_input_dims(task) << "\n"
      << "_INIT_DIMS = " << py_init_dims(task) << "\n"
@@ -134,6 +150,7 @@ std::string solution_file(const corpus::Task& task, const corpus::Kernel& kernel
      << "        self.reference = _problem[\"Model\"](*init_inputs)\n"
      << "        self._init_inputs = list(init_inputs)\n\n"
      << "    def forward(self, *inputs):\n"
+     << "        _set_switch()\n"
      << "        dims = dict(_DEFAULT_DIMS)\n"
      << "        for position, name in _INIT_DIMS.items():\n"
      << "            value = self._init_inputs[position] if position < len(self._init_inputs) else None\n"

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "common/files.h"
 #include "reports/run_dir.h"
 #include "solutions/command_oracle.h"
 #include "tools/cli.h"
@@ -22,8 +23,15 @@ int command_oracle_audit(const std::vector<std::string>& args) {
       const auto value = [&](const char* flag) { return flag_value(args, i, flag); };
       if (a == "--from") from = value("--from");
       else if (a == "--solutions") solutions_dir = value("--solutions");
-      else if (a == "--oracle-command") oracle.argv = solutions::split_command(value("--oracle-command"));
-      else if (a == "--oracle-name") oracle.name = value("--oracle-name");
+      else if (a == "--oracle-command") {
+        oracle.argv = solutions::split_command(value("--oracle-command"));
+        solutions::check_placeholders(oracle.argv);
+      }
+      else if (a == "--oracle-name") {
+        oracle.name = value("--oracle-name");
+        if (oracle.name.empty() || oracle.name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != std::string::npos)
+          throw std::invalid_argument("--oracle-name " + oracle.name + ": letters, digits, '.', '_' and '-' only (it names a file)");
+      }
       else if (a == "--command-timeout") oracle.timeout_seconds = parse_real_flag(a, value("--command-timeout"), 1, 86400);
       else if (a == "--jobs") oracle.jobs = static_cast<unsigned>(parse_count_flag(a, value("--jobs"), 1, 1024));
       else if (a == "--out") out_dir = value("--out");
@@ -52,6 +60,11 @@ int command_oracle_audit(const std::vector<std::string>& args) {
     const solutions::CommandScoring scored = solutions::score_command_oracle(run, prior, oracle, solutions_dir, progress);
     reports::RunFiles files = reports::add_oracles(run, scored.added, scored.summary);
     reports::write_run_dir(out_dir, files);
+    // Every evaluation's verdict and reason, for a reader who wants to know why (a harness's
+    // exception, a false kill).
+    std::string lines;
+    for (const auto& e : scored.evaluations) lines += e.dump() + "\n";
+    write_file_atomically(out_dir / (oracle.name + "-evaluations.jsonl"), lines);
     if (json_out) std::cout << files.summary.dump(2) << "\n";
     else std::cout << files.report_md;
     std::printf("\n%zu harness evaluations, %.0f s. Reports in %s/\n", scored.summary.value("runs", std::size_t(0)),

@@ -24,8 +24,13 @@ def main():
     if len(sys.argv) < 3 or any(":" not in p for p in sys.argv[2:]):
         sys.exit(__doc__)
     matrix = [m for m in rows(sys.argv[1]) if m.get("witnessed")]
+    with open(os.path.join(sys.argv[1], "summary.json")) as f:
+        scored = [o["oracle"] for o in json.load(f)["oracles"]]
     for pair in sys.argv[2:]:
         a, b = pair.split(":", 1)
+        for name in (a, b):
+            if name not in scored:
+                sys.exit(f"{sys.argv[1]} scored no oracle '{name}' (it has: {', '.join(scored)})")
         same = same_cause = both_killed = 0
         per_family = collections.defaultdict(lambda: [0, 0])
         listed = []
@@ -40,8 +45,8 @@ def main():
                 both_killed += 1
                 same_cause += ca == cb
             if ka != kb or (ka and kb and ca != cb):
-                listed.append(f"  {m['id']} {m['kernel']} {m['rule']}: {a} {'kills (' + ca + ')' if ka else 'passes'}, "
-                              f"{b} {'kills (' + cb + ')' if kb else 'passes'}")
+                listed.append(f"  {m['id']} {m['kernel']} {m['rule']}: {a} {'kills (' + str(ca) + ')' if ka else 'passes'}, "
+                              f"{b} {'kills (' + str(cb) + ')' if kb else 'passes'}")
         n = len(matrix)
         print(f"{a} vs {b}: {n} witnessed mutants, same verdict {same} ({100.0 * same / max(n, 1):.1f}%), "
               f"same cause {same_cause} of {both_killed} killed by both")

@@ -2,8 +2,9 @@
 --oracle-command`), for tests on a machine without a GPU: it checks what kaudit hands it (the
 files exist, the solution is Python with a ModelNew, $KAUDIT_MUTANT_SWITCH equals {switch}), then
 answers by rule: originals pass; the mutant $FAKE_CRASH dies of SIGKILL; $FAKE_HANG sleeps past any
-timeout; an odd switch fails with a verdict line; the rest pass by exit status. FAKE_BROKEN=1: exit 3
-on everything (a harness that cannot run).
+timeout; an odd switch fails with a verdict line (switch % 4 == 3: with null cause and reason); the
+rest pass by exit status. FAKE_BROKEN=1: an import that fails on everything (a harness that cannot
+run; Python exits 1).
 
 usage: fake_harness.py SOLUTION PROBLEM MUTANT SWITCH
 """
@@ -15,8 +16,7 @@ import time
 
 solution, problem, mutant, switch = sys.argv[1:5]
 if os.environ.get("FAKE_BROKEN") == "1":
-    sys.stderr.write("ModuleNotFoundError: No module named 'kernelbench'\n")
-    sys.exit(3)
+    import kernelbench  # noqa: F401 (not there: Python exits 1, as a rejection by exit status does)
 if os.environ.get("KAUDIT_MUTANT_SWITCH") != switch:
     sys.exit(4)
 if not (os.path.isabs(solution) and os.path.isfile(solution) and os.path.isfile(problem)):
@@ -31,6 +31,9 @@ if mutant == os.environ.get("FAKE_CRASH"):
     os.kill(os.getpid(), signal.SIGKILL)
 if mutant == os.environ.get("FAKE_HANG"):
     time.sleep(120)
+if int(switch) % 4 == 3:  # a verdict line whose optional fields are null
+    print(json.dumps({"pass": False, "cause": None, "reason": None}))
+    sys.exit(1)
 if int(switch) % 2 == 1:
     print("some harness chatter")
     print(json.dumps({"pass": False, "cause": "wrong-output", "reason": "odd switch"}))

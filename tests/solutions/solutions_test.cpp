@@ -245,15 +245,25 @@ TEST(CommandOracle, TheHarnessVerdictsAreScoredLikeAnyOracle) {
     if (k.contains("cause") && k["cause"].contains("fake")) cause[k["id"]] = k["cause"]["fake"];
   EXPECT_EQ(cause[even[0]], "crash");
   EXPECT_EQ(cause[even[1]], "timeout");
+  // Every evaluation with its reason, originals included.
+  const auto evaluations = read_jsonl(out / "fake-evaluations.jsonl");
+  EXPECT_EQ(evaluations.size(), e.manifest["mutants"].size() + 1);
+  for (const auto& v : evaluations) {
+    if (v["mutant"] == even[0]) {
+      EXPECT_NE(v["reason"].get<std::string>().find("signal 9"), std::string::npos) << v;
+    }
+  }
   for (const auto& [id, m] : mutant) {
-    if ((*m)["switch"].get<int>() % 2 == 1) {
-      EXPECT_EQ(cause[id], "wrong-output") << id;
+    const int sw = (*m)["switch"].get<int>();
+    if (sw % 2 == 1) {
+      EXPECT_EQ(cause[id], sw % 4 == 3 ? "rejected" : "wrong-output") << id;  // null cause: "rejected"
     }
   }
 }
 
-// A harness that cannot run a correct kernel is an error before any mutant runs; so is a solution
-// folder that lacks a witnessed mutant of the run, and an oracle name the run already has.
+// A harness that cannot run a correct kernel (here a Python harness whose import fails: exit 1, as a
+// rejection by exit status) is an error before any mutant runs; so is a solution folder that lacks
+// a witnessed mutant of the run, an oracle name the run already has, and a placeholder misspelt.
 TEST(CommandOracle, ABrokenHarnessOrAnIncompleteExportIsAnError) {
   const Exported& e = exported();
   const std::string command = "{python} " + (kHere / "fake_harness.py").string() + " {solution} {problem} {mutant} {switch}";
@@ -286,6 +296,12 @@ TEST(CommandOracle, ABrokenHarnessOrAnIncompleteExportIsAnError) {
                           300);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("already scored 'kernelbench-v0.1'"), std::string::npos) << r.err;
+
+  r = kaudit::run_process({KAUDIT_EXE, "audit", "--from", e.run.string(), "--solutions", e.solutions.string(),
+                           "--oracle-command", "python3 eval.py {soluton} {problem}", "--out", out.string()},
+                          60);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("{soluton}, which is no placeholder"), std::string::npos) << r.err;
 }
 
 TEST(CommandOracle, CommandsSplitLikeShellWords) {

@@ -4,11 +4,13 @@ does, for `kaudit audit --oracle-command` (solutions/command_oracle.h) on a GPU 
 
 usage: kernelbench_eval.py SOLUTION PROBLEM [--protocol head|v0.1] [--trials N] [--tol T]
 
-It is this project's own replica of the loop docs/../shared FACTS.md section 2b reads in KernelBench
+It is this project's own replica of the loop ../shared/FACTS.md section 2b reads in KernelBench
 (src/kernelbench/eval.py at 423217d), written so that its choices can be checked against it:
   - seeds: torch.manual_seed(42), then N draws of torch.randint(0, 2**32 - 1) give the trial seeds;
-  - init inputs from get_init_inputs() (tensors moved to the GPU); the Model is built after
-    set_seed(42), then ModelNew after set_seed(42) again (so it can draw the same parameters);
+  - init inputs from get_init_inputs() after set_seed(42) (tensors moved to the GPU); the Model is
+    built after set_seed(42), then ModelNew after set_seed(42) again (so it can draw the same
+    parameters); KernelBench also casts both models with .to(dtype=precision), a no-op for the
+    float32 models here, which this replica leaves out;
   - per trial: set_seed(trial seed), inputs = get_inputs() (drawn on the CPU by the problem file),
     with --protocol head floating inputs cast to float32 (HEAD casts to the eval precision; it casts
     integer targets too, KernelBench issue #151, which this replica does not copy, as it would break
@@ -18,7 +20,8 @@ It is this project's own replica of the loop docs/../shared FACTS.md section 2b 
   - --protocol head: tolerance 1e-4 (fp32), v0.1: 1e-2 and inputs only moved by .cuda().
 The verdict is the last line on stdout: {"pass": bool, "cause": ..., "reason": ...}; exit 0 when
 it passes, 1 when it does not. A CUDA error in the candidate poisons the context: the verdict is
-printed before the process ends.
+printed before the process ends. An error of the harness itself (the problem file, the reference
+Model, no GPU) is exit status 2 with no verdict line: kaudit then stops instead of counting it.
 """
 
 import argparse
@@ -69,6 +72,7 @@ def main():
     problem = load(args.problem, "kernelbench_problem")
     set_seed(torch, 42)
     trial_seeds = [int(s) for s in torch.randint(0, 2 ** 32 - 1, (args.trials,))]
+    set_seed(torch, 42)
     init_inputs = [x.cuda() if isinstance(x, torch.Tensor) else x for x in problem["get_init_inputs"]()]
     with torch.no_grad():
         set_seed(torch, 42)
@@ -103,4 +107,12 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except SystemExit:
+        raise
+    except BaseException as e:  # noqa: BLE001 (the harness's own failure, not the candidate's)
+        import traceback
+        traceback.print_exc()
+        sys.stderr.write(f"kernelbench_eval.py: the harness itself failed: {type(e).__name__}: {e}\n")
+        sys.exit(2)
