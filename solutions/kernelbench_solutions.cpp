@@ -9,6 +9,8 @@
 
 #include "calibrate/mutant_builds.h"
 #include "common/files.h"
+#include "common/process.h"
+#include "oracle/reference.h"
 #include "reports/run_files.h"
 #include "runtime/cuda/build.h"
 
@@ -223,6 +225,17 @@ ExportSummary export_kernelbench_solutions(const corpus::Corpus& corpus, const E
     if (b.original) {
       kernels[k.id()] = {{"task", k.task}, {"original", file}, {"problem", problem}};
       ++summary.kernels;
+      // The original also as a plain KernelBench solution (load_inline with functions=[entry], an
+      // explicit call in forward): the form `kaudit import kernelbench` reads back unchanged.
+      const std::string plain = "originals/" + k.task + "--" + k.name + ".py";
+      fs::create_directories(options.out / "originals");
+      const ProcessResult r = run_process({oracle::default_python(), KAUDIT_PLAIN_SOLUTION_SCRIPT, "--problem",
+                                           task->problem_py.string(), "--kernel-source", k.cu_path.string(),
+                                           "--kernel-json", k.json_path.string(), "--task-json", task->task_json.string(),
+                                           "--name", b.lib + "_plain", "--out", (options.out / plain).string()},
+                                          120);
+      if (r.ok()) kernels[k.id()]["plain"] = plain;
+      else summary.problems.push_back(k.id() + ": no plain solution file: " + (r.err.empty() ? r.spawn_error : r.err));
     }
     for (const auto& [id, value] : b.mutants) {
       const reports::KillRecord& r = record_of.at(id);

@@ -8,6 +8,10 @@
 //                        build per kernel schema, not per mutant) and whose mutant is chosen at
 //                        load time by the environment variable KAUDIT_MUTANT_SWITCH (0 or unset:
 //                        the original kernel);
+//   originals/<task>--<kernel>.py  each original again as a plain KernelBench solution
+//                        (tools/plain_solution.py: load_inline with functions=[entry], ModelNew with
+//                        the Model's __init__ and an explicit call), which `kaudit import kernelbench`
+//                        reads back to the same text, entry and binding;
 //   problems/<task>.py   the task's problem.py (Model, get_inputs, get_init_inputs);
 //   solutions.json       the manifest: every witnessed (or, asked, every audited) mutant of the run with its solution file,
 //                        switch value, family and rule, and each kernel's original solution.

@@ -144,6 +144,16 @@ class Consts:
                     self.nodes[stmt.targets[0].id] = stmt
                 except (KeyError, ValueError, TypeError, ZeroDivisionError):
                     pass
+            elif (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Tuple)
+                  and isinstance(stmt.value, ast.Tuple) and len(stmt.targets[0].elts) == len(stmt.value.elts)
+                  and all(isinstance(t, ast.Name) for t in stmt.targets[0].elts)):
+                # `height, width = 32, 32` (KernelBench's level-2 problem files): each name its value
+                for t, v in zip(stmt.targets[0].elts, stmt.value.elts):
+                    try:
+                        self.values[t.id] = self.eval(v)
+                        self.nodes[t.id] = ast.Assign(targets=[t], value=v)
+                    except (KeyError, ValueError, TypeError, ZeroDivisionError):
+                        pass
             elif isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id in self.values:
                 try:
                     cur = self.values[stmt.target.id]

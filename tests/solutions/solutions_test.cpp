@@ -106,6 +106,21 @@ TEST(ExportMutants, EveryWitnessedMutantHasASolutionAndTheSwitchComesFromTheEnvi
   EXPECT_EQ(seen["tensors"], json::array({"input:0"}));
   EXPECT_EQ(seen["kinds"], json::array({0}));
 
+  // The original again as a plain KernelBench solution, which kaudit's importer reads back to the
+  // corpus kernel's text, entry and binding.
+  ASSERT_TRUE(k.contains("plain")) << k;
+  const auto imported = kaudit::run_process({kaudit::oracle::default_python(), std::string(KAUDIT_TOOLS_DIR) + "/import_kernelbench.py",
+                                             (e.solutions / k["plain"].get<std::string>()).string(), "--problem",
+                                             std::string(KAUDIT_CORPUS_DIR) + "/tasks/relu/problem.py", "--task-json",
+                                             std::string(KAUDIT_CORPUS_DIR) + "/tasks/relu/task.json"},
+                                            120);
+  ASSERT_EQ(imported.exit_code, 0) << imported.err;
+  const json back = json::parse(imported.out);
+  ASSERT_TRUE(back["ok"].get<bool>()) << back;
+  EXPECT_EQ(back["kernel"]["source"], kaudit::read_file(std::string(KAUDIT_CORPUS_DIR) + "/kernels/relu/relu_gridstride.cu").value());
+  EXPECT_EQ(back["kernel"]["entry"], "relu_forward");
+  EXPECT_EQ(back["kernel"]["args"], json::array({"x"}));
+
   const json& m = e.manifest["mutants"][0];
   ::setenv(kaudit::solutions::kSwitchVariable, std::to_string(m["switch"].get<int>()).c_str(), 1);
   r = probe(e.solutions / m["solution"].get<std::string>(), problem, "[]", "[[3, 5]]");
@@ -198,6 +213,30 @@ TEST(SolutionFile, EveryCorpusKernelIsBoundAsTheBackendsBindIt) {
     EXPECT_EQ(results[i]["values"], expected[i]["values"]) << ids[i];
     EXPECT_EQ(results[i]["kinds"], expected[i]["kinds"]) << ids[i];
   }
+  fs::remove_all(dir);
+}
+
+// Every corpus kernel written as a plain KernelBench solution reads back through kaudit's importer to
+// its own text, entry and binding, but the two whose problem.py passes a tuple init input (bias_shape),
+// which the importer does not take.
+TEST(PlainSolutions, EveryCorpusKernelReadsBackUnchanged) {
+  const fs::path dir = fs::path(KAUDIT_TEST_CACHE) / ("solutions_test_plain." + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const auto r = kaudit::run_process({kaudit::oracle::default_python(), (kHere / "plain_roundtrip.py").string(),
+                                      KAUDIT_CORPUS_DIR, KAUDIT_TOOLS_DIR, dir.string()},
+                                     1200);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json results = json::parse(r.out);
+  const auto loaded = kaudit::corpus::load_corpus(KAUDIT_CORPUS_DIR);
+  EXPECT_EQ(results.size(), loaded.corpus.kernels.size());
+  std::set<std::string> failed;
+  for (const auto& x : results) {
+    if (x.value("same", false)) continue;
+    failed.insert(x["kernel"].get<std::string>());
+    EXPECT_NE(x.value("error", "").find("`bias_shape` is a tuple"), std::string::npos) << x;
+  }
+  EXPECT_EQ(failed, (std::set<std::string>{"conv2d_tanh_scaling_bias_maxpool/ctsbm_direct",
+                                           "conv2d_tanh_scaling_bias_maxpool/ctsbm_tile_pool"}));
   fs::remove_all(dir);
 }
 
