@@ -1,7 +1,6 @@
 #include "solutions/kernelbench_solutions.h"
 
 #include <algorithm>
-#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
@@ -19,17 +18,6 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
-
-void write_text(const fs::path& path, const std::string& text) {
-  fs::create_directories(path.parent_path());
-  const fs::path tmp = path.string() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    out << text;
-    if (!out) throw std::runtime_error(path.string() + ": cannot write");
-  }
-  fs::rename(tmp, path);
-}
 
 // A Python string literal of `s`: JSON's escapes (\", \\, \n, \uXXXX for control characters)
 // are Python's too. Other characters stay as they are, in UTF-8, Python's source encoding (JSON's
@@ -207,19 +195,23 @@ ExportSummary export_kernelbench_solutions(const corpus::Corpus& corpus, const E
   const calibrate::MutantBuilds made = calibrate::mutant_builds(corpus, ids_by_kernel, options.cache_dir);
   summary.problems = made.problems;
   json solutions = json::array(), mutants = json::array(), kernels = json::object(), problems = json::object();
+  std::map<std::string, std::string> problem_text;  // task -> problem.py, read once
   for (const auto& b : made.builds) {
     const corpus::Kernel& k = *b.kernel;
     const corpus::Task* task = corpus.find_task(k.task);
     const std::string problem = "problems/" + task->name + ".py";
-    if (!problems.contains(task->name)) {
+    if (!problem_text.count(task->name)) {
       const auto text = read_file(task->problem_py);
       if (!text) throw std::runtime_error(task->problem_py.string() + ": cannot be read");
-      write_text(options.out / problem, *text);
+      fs::create_directories(options.out / "problems");
+      write_file_atomically(options.out / problem, *text);
       problems[task->name] = problem;
+      problem_text[task->name] = *text;
     }
     const std::string file = "solutions/" + b.lib + ".py";
     const std::string cuda = cuda::standalone_gpu_source(b.text, k.file, k.entry, b.lib, b.what);
-    write_text(options.out / file, solution_file(*task, k, read_file(task->problem_py).value_or(""), cuda, b.lib, b.what));
+    fs::create_directories(options.out / "solutions");
+    write_file_atomically(options.out / file, solution_file(*task, k, problem_text.at(task->name), cuda, b.lib, b.what));
     solutions.push_back({{"file", file}, {"kernel", k.id()}, {"task", k.task}, {"what", b.what}, {"lib", b.lib}});
     ++summary.solutions;
     if (b.original) {
@@ -252,7 +244,7 @@ ExportSummary export_kernelbench_solutions(const corpus::Corpus& corpus, const E
                          {"solutions", solutions},
                          {"mutants", mutants},
                          {"left_out", summary.problems}};
-  write_text(options.out / "solutions.json", manifest.dump(1) + "\n");
+  write_file_atomically(options.out / "solutions.json", manifest.dump(1) + "\n");
   return summary;
 }
 

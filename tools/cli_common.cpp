@@ -96,4 +96,11 @@ std::string missing_preset(const corpus::Corpus& corpus, const std::vector<std::
   return {};
 }
 
+std::optional<corpus::LoadResult> load_corpus_or_report(const std::filesystem::path& root) {
+  corpus::LoadResult loaded = corpus::load_corpus(root);
+  if (loaded.diagnostics.empty()) return loaded;
+  for (const auto& d : loaded.diagnostics) std::fprintf(stderr, "%s\n", d.to_string().c_str());
+  return std::nullopt;
+}
+
 }  // namespace kaudit::cli

@@ -2,6 +2,7 @@
 #pragma once
 #include "common/files.h"
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,8 @@ std::vector<std::string> tasks_of(const std::vector<std::string>& kernel_ids);
 // task without it, the presets it has and its task.json; empty when all have it.
 std::string missing_preset(const corpus::Corpus& corpus, const std::vector<std::string>& tasks,
                            const std::string& preset);
+// The corpus at `root`, or nullopt after its diagnostics (file, place, fix) were printed on stderr.
+std::optional<corpus::LoadResult> load_corpus_or_report(const std::filesystem::path& root);
 // Tells on stderr which kernels load_corpus left out because the gate rejected them at import.
 void note_unverified(const char* command, const corpus::LoadResult& loaded);
 }  // namespace kaudit::cli

@@ -71,12 +71,9 @@ int export_mutants_command(const std::vector<std::string>& args) {
     return 2;
   }
   try {
-    const auto loaded = corpus::load_corpus(root);
-    if (!loaded.diagnostics.empty()) {
-      for (const auto& d : loaded.diagnostics) std::fprintf(stderr, "%s\n", d.to_string().c_str());
-      return 2;
-    }
-    const auto summary = solutions::export_kernelbench_solutions(loaded.corpus, options);
+    const auto loaded = load_corpus_or_report(root);
+    if (!loaded) return 2;
+    const auto summary = solutions::export_kernelbench_solutions(loaded->corpus, options);
     std::printf("%zu %s mutants of %zu kernels in %zu solution files written to %s (solutions.json)\n", summary.mutants,
                 options.all_mutants ? "audited" : "witnessed", summary.kernels, summary.solutions, options.out.c_str());
     for (const auto& p : summary.problems) std::fprintf(stderr, "left out: %s\n", p.c_str());

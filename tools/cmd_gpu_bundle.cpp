@@ -61,12 +61,9 @@ int gpu_bundle_command(const std::vector<std::string>& args) {
     if (options.audit_dir.empty() || options.out.empty()) throw std::invalid_argument("--from and --out are required");
     if (check_names.empty()) check_names = {"kernelbench-v0.1", "kernelbench"};
     const auto checks = resolve_oracles(check_names);
-    const auto loaded = corpus::load_corpus(root);
-    if (!loaded.diagnostics.empty()) {
-      for (const auto& d : loaded.diagnostics) std::fprintf(stderr, "%s\n", d.to_string().c_str());
-      return 2;
-    }
-    const auto summary = calibrate::write_gpu_bundle(loaded.corpus, checks, options);
+    const auto loaded = load_corpus_or_report(root);
+    if (!loaded) return 2;
+    const auto summary = calibrate::write_gpu_bundle(loaded->corpus, checks, options);
     std::printf("%zu mutants in %zu builds (%zu schemata) written to %s:", summary.mutants, summary.builds,
                 summary.schemata, options.out.c_str());
     for (const auto& [family, n] : summary.per_family) std::printf(" %s %zu", family.c_str(), n);
