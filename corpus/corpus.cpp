@@ -318,7 +318,7 @@ void parse_inputs(Ctx& ctx, const json& j, Task& t, const std::set<std::string>&
     return;
   }
   std::set<std::string> seen;
-  const std::vector<std::string> dtypes = {"float32", "float16", "int64", "bool"};
+  const std::vector<std::string> dtypes = {"float32", "float16", "bfloat16", "int64", "bool"};
   for (size_t i = 0; i < j.size(); ++i) {
     const json& e = j[i];
     std::string p = JsonLocator::child(ptr, i);
@@ -508,7 +508,7 @@ std::vector<const Kernel*> Corpus::kernels_of(const std::string& task) const {
 
 int dtype_size(const std::string& dtype) {
   if (dtype == "float32") return 4;
-  if (dtype == "float16") return 2;
+  if (dtype == "float16" || dtype == "bfloat16") return 2;
   if (dtype == "int64") return 8;
   if (dtype == "bool") return 1;
   throw std::invalid_argument("unknown dtype '" + dtype + "'");

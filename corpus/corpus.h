@@ -57,7 +57,7 @@ using ShapeEntry = std::variant<std::string, int64_t>;
 // A positional argument of Model.forward.
 struct InputSpec {
   std::string name;
-  std::string dtype;  // "float32" | "float16" | "int64" | "bool" (validated at load)
+  std::string dtype;  // "float32" | "float16" | "bfloat16" | "int64" | "bool" (validated at load)
   std::vector<ShapeEntry> shape;
   Domain domain = Domain::Real;
   std::string index_dim;  // only for Domain::Index: the dim giving the exclusive upper bound

@@ -16,6 +16,7 @@ std::string npy_descr(at::ScalarType dtype) {
     case at::kFloat: return "<f4";
     case at::kDouble: return "<f8";
     case at::kHalf: return "<f2";
+    case at::kBFloat16: return "|V2";
     case at::kLong: return "<i8";
     case at::kInt: return "<i4";
     case at::kShort: return "<i2";
@@ -51,11 +52,11 @@ std::string npy_bytes(const at::Tensor& tensor) {
 namespace {
 at::ScalarType dtype_of_descr(const std::string& d) {
   static const std::pair<const char*, at::ScalarType> known[] = {
-      {"<f4", at::kFloat}, {"<f8", at::kDouble}, {"<f2", at::kHalf}, {"<i8", at::kLong}, {"<i4", at::kInt},
+      {"<f4", at::kFloat}, {"<f8", at::kDouble}, {"<f2", at::kHalf}, {"|V2", at::kBFloat16}, {"<V2", at::kBFloat16}, {"<i8", at::kLong}, {"<i4", at::kInt},
       {"<i2", at::kShort}, {"|i1", at::kChar},  {"|u1", at::kByte}, {"|b1", at::kBool}};
   for (const auto& [name, type] : known)
     if (d == name) return type;
-  throw std::invalid_argument("dtype '" + d + "' is not one kaudit reads (float16/32/64, int8/16/32/64, uint8, bool)");
+  throw std::invalid_argument("dtype '" + d + "' is not one kaudit reads (float16/32/64, bfloat16 as |V2, int8/16/32/64, uint8, bool)");
 }
 }  // namespace
 

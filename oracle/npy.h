@@ -12,7 +12,11 @@
 namespace kaudit::oracle {
 
 // The .npy dtype descriptor of a tensor dtype ("<f4", "<f8", "<f2", "<i8", "<i4", "|b1", "|u1",
-// "<i2", "|i1"); throws std::invalid_argument for the others (complex, bfloat16: NumPy has none).
+// "<i2", "|i1"); throws std::invalid_argument for the others (complex). NumPy has no bfloat16: a
+// bfloat16 tensor is written as "|V2", two opaque bytes per element (its bits, little-endian), so
+// NumPy loads it as raw bytes instead of reading numbers into it (with the ml_dtypes package,
+// `a.view(ml_dtypes.bfloat16)` gives the values); kaudit and tools/kaudit_checker.py read "|V2"
+// (and "<V2") back as bfloat16.
 std::string npy_descr(at::ScalarType dtype);
 
 // The bytes of a .npy file holding `t` (made contiguous on the CPU first).

@@ -128,7 +128,8 @@ std::vector<Recipe> gate_recipes(const corpus::Task& task, const std::string& pr
 // every expf is 0 without max subtraction, so a softmax divides 0 by 0).
 std::vector<Recipe> pattern_recipes(const std::string& preset = "small");
 
-// "float32" -> at::kFloat, "float16" -> at::kHalf, "int64" -> at::kLong.
+// "float32" -> at::kFloat, "float16" -> at::kHalf, "bfloat16" -> at::kBFloat16, "int64" -> at::kLong,
+// "bool" -> at::kBool.
 at::ScalarType scalar_type_of(const std::string& dtype);
 
 }  // namespace kaudit::oracle

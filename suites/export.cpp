@@ -65,7 +65,8 @@ def _base(dist, seed, stream, k, row):
     raise ValueError("unknown distribution " + dist)
 
 
-_DTYPES = {"float32": torch.float32, "float16": torch.float16, "int64": torch.int64, "bool": torch.bool}
+_DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16, "int64": torch.int64,
+           "bool": torch.bool}
 
 
 def _values(recipe, stream, spec):

@@ -7,7 +7,7 @@ usage: export_reference.py PROBLEM_PY INIT_ARGS_JSON OUTPUT_PT [--example-inputs
   INIT_ARGS_JSON   the Model.__init__ arguments as a JSON list, e.g. '[1024, 1e-05]'
   OUTPUT_PT        where to write the TorchScript file (written to a temporary file in the same
                    folder, then renamed: readers never see a half-written file)
-  --example-inputs JSON list of {"shape": [...], "dtype": "float32"|"float16"|"int64"}, used only
+  --example-inputs JSON list of {"shape": [...], "dtype": "float32"|"float16"|"bfloat16"|"int64"}, used only
                    if torch.jit.script fails and the Model has to be traced instead
 
 The Model is built with torch.manual_seed(0) just before construction so that its parameters are
@@ -106,7 +106,7 @@ def example_tensors(torch, spec):
     for i, item in enumerate(spec):
         try:
             shape = [int(s) for s in item["shape"]]
-            dtype = {"float32": torch.float32, "float16": torch.float16,
+            dtype = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16,
                      "int64": torch.int64}[item.get("dtype", "float32")]
         except (KeyError, TypeError, ValueError) as e:
             raise ExportError(f"--example-inputs entry #{i} is malformed: {e!r}") from e

@@ -216,7 +216,7 @@ def returned_list(path, fn):
 
 # ---- the problem file: inputs, init inputs, dims -------------------------------------------------
 TORCH_DTYPES = {"float32": "float32", "float": "float32", "float16": "float16", "half": "float16",
-                "int64": "int64", "long": "int64", "bool": "bool"}
+                "bfloat16": "bfloat16", "int64": "int64", "long": "int64", "bool": "bool"}
 
 
 def dtype_of(node):
@@ -376,7 +376,7 @@ class Problem:
         if isinstance(node, ast.Compare) and len(node.ops) == 1 and \
                 isinstance(node.ops[0], (ast.Gt, ast.Lt, ast.GtE, ast.LtE)):  # torch.rand(...) > 0.5
             spec = self._input(name, node.left)
-            if spec["dtype"] not in ("float32", "float16") or spec["domain"] != "real":
+            if spec["dtype"] not in ("float32", "float16", "bfloat16") or spec["domain"] != "real":
                 raise Unsupported(self.path, node, "mask", f"cannot generate input `{src_of(self.text, node)}`",
                                   "a mask compares torch.rand/randn(...) with a number")
             spec["dtype"], spec["domain"] = "bool", "mask"
@@ -385,7 +385,7 @@ class Problem:
         if structured is not None:
             domain, inner = structured
             spec = self._input(name, inner)
-            if spec["domain"] != "real" or spec["dtype"] not in ("float32", "float16") or len(spec["shape"]) < 2:
+            if spec["domain"] != "real" or spec["dtype"] not in ("float32", "float16", "bfloat16") or len(spec["shape"]) < 2:
                 raise Unsupported(self.path, node, domain, f"cannot generate input `{src_of(self.text, node)}`",
                                   f"a {domain} input is built from a real float matrix (torch.randn/rand)")
             if domain == "symmetric" and spec["shape"][-1] != spec["shape"][-2]:
@@ -437,8 +437,8 @@ class Problem:
                     if spec["dtype"] == "bool":
                         spec["domain"] = "mask"
                 continue
-            if m in ("half", "float", "long"):
-                spec["dtype"] = {"half": "float16", "float": "float32", "long": "int64"}[m]
+            if m in ("half", "bfloat16", "float", "long"):
+                spec["dtype"] = {"half": "float16", "bfloat16": "bfloat16", "float": "float32", "long": "int64"}[m]
             elif m == "bool":  # torch.randint(0, 2, shape).bool(): each element true with probability 1/2
                 spec["dtype"], spec["domain"] = "bool", "mask"
             elif m == "softmax":

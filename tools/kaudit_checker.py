@@ -32,6 +32,8 @@ import torch
 _DTYPES = {
     "<f4": torch.float32, "<f8": torch.float64, "<f2": torch.float16, "<i8": torch.int64,
     "<i4": torch.int32, "<i2": torch.int16, "|i1": torch.int8, "|u1": torch.uint8, "|b1": torch.bool,
+    # NumPy has no bfloat16: kaudit writes its bits as two opaque bytes per element (oracle/npy.h).
+    "|V2": torch.bfloat16,
 }
 
 
@@ -45,7 +47,7 @@ def load_npy(path):
     header = ast.literal_eval(data[10:10 + header_len].decode("latin1"))
     if header.get("fortran_order"):
         raise ValueError(f"{path}: Fortran order is not supported")
-    dtype = _DTYPES[header["descr"]]
+    dtype = _DTYPES["|V2" if header["descr"] == "<V2" else header["descr"]]
     shape = tuple(header["shape"])
     body = bytearray(data[10 + header_len:])
     if not body:
@@ -91,7 +93,10 @@ class Inputs(_Request):
         self.inputs = request["inputs"]
 
 
-_TORCH_DTYPES = {"float32": torch.float32, "float16": torch.float16, "int64": torch.int64, "bool": torch.bool}
+_TORCH_DTYPES = {
+    "float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16, "int64": torch.int64,
+    "bool": torch.bool,
+}
 
 
 def torch_dtype(name):

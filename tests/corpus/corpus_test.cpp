@@ -274,6 +274,10 @@ TEST_F(BadCorpus, DtypesAndDomains) {
   EXPECT_NE(ds[0].message.find("int64 input needs domain"), std::string::npos);
   EXPECT_EQ(ds[1].line, 5);
   EXPECT_NE(ds[1].message.find("unknown dtype 'float64'"), std::string::npos);
+  EXPECT_NE(ds[1].fix.find("bfloat16"), std::string::npos);  // the known ones are listed
+  EXPECT_EQ(dtype_size("bfloat16"), 2);
+  EXPECT_EQ(dtype_size("float16"), 2);
+  EXPECT_THROW(dtype_size("float64"), std::invalid_argument);
 }
 
 TEST_F(BadCorpus, MissingProblemPy) {

@@ -215,6 +215,9 @@ TEST(CompareGate, DefaultTolerances) {
   auto h = oracle::default_gate_tolerance(at::kHalf);
   EXPECT_EQ(h.rtol, 2e-3);
   EXPECT_EQ(h.atol_scaled, 1e-3);
+  auto b = oracle::default_gate_tolerance(at::kBFloat16);  // 8 significand bits to float16's 11
+  EXPECT_EQ(b.rtol, 1.6e-2);
+  EXPECT_EQ(b.atol_scaled, 8e-3);
   auto i = oracle::default_gate_tolerance(at::kLong);
   EXPECT_EQ(i.rtol, 0);
   EXPECT_EQ(i.atol_scaled, 0);

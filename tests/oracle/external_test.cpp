@@ -51,7 +51,11 @@ TEST(ExternalChecker, ARoundTripCarriesEveryTensorAndTheVerdict) {
   EXPECT_NE(fail.reason.find("r32:torch.float32[4]=12"), std::string::npos) << fail.reason;
   EXPECT_NE(fail.reason.find("r64:torch.float64[4]=12"), std::string::npos) << fail.reason;
   EXPECT_NE(fail.reason.find("out:torch.float32[2, 2]=-6"), std::string::npos) << fail.reason;
-  EXPECT_EQ(checker.processes_started(), 1);  // one thread asked twice: one process
+  // bfloat16 has no NumPy dtype: it goes as its bits ("|V2") and comes back as torch.bfloat16.
+  const CompareResult bf = checker.judge(f.facts(), {at::full({3}, -1.5, at::kBFloat16)});
+  ASSERT_FALSE(bf.ok);
+  EXPECT_NE(bf.reason.find("out:torch.bfloat16[3]=-4.5"), std::string::npos) << bf.reason;
+  EXPECT_EQ(checker.processes_started(), 1);  // one thread asked three times: one process
 }
 
 void expect_error(const std::string& script, double timeout_s, const std::string& says) {
@@ -96,7 +100,11 @@ TEST(NpyFile, HeaderIsAlignedAndDataFollows) {
   EXPECT_EQ((10 + header) % 64, 0u);
   EXPECT_NE(b.find("'descr': '<i4', 'fortran_order': False, 'shape': (3,), }"), std::string::npos);
   EXPECT_EQ(b.size(), 10 + header + 12);
-  EXPECT_THROW(kaudit::oracle::npy_bytes(at::ones({2}, at::kBFloat16)), std::invalid_argument);
+  EXPECT_THROW(kaudit::oracle::npy_bytes(at::ones({2}, at::kComplexFloat)), std::invalid_argument);
+  // NumPy has no bfloat16: its bits go as two opaque bytes per element, never as numbers.
+  const std::string bf = kaudit::oracle::npy_bytes(at::full({2}, 1.5, at::kBFloat16));
+  EXPECT_NE(bf.find("'descr': '|V2'"), std::string::npos);
+  EXPECT_EQ(bf.substr(bf.size() - 4), std::string("\xc0\x3f\xc0\x3f", 4));  // 1.5 = 0x3fc0, little-endian
 }
 
 TEST(NpyFile, ReadsWhatItWritesAndNamesTheFileOfABadOne) {
@@ -104,6 +112,7 @@ TEST(NpyFile, ReadsWhatItWritesAndNamesTheFileOfABadOne) {
   fs::create_directories(dir);
   for (const at::Tensor& t : {at::arange(6, at::kFloat).reshape({2, 3}), at::arange(5, at::kDouble) / 3,
                               at::arange(4, at::kLong), at::ones({3}, at::kHalf), at::arange(4, at::kLong).ne(2),
+                              (at::arange(5, at::kFloat) / 3).to(at::kBFloat16),
                               at::zeros({0, 2}), at::full({}, 7.0)}) {
     kaudit::oracle::write_npy(dir / "t.npy", t);
     const at::Tensor back = kaudit::oracle::read_npy(dir / "t.npy");

@@ -173,6 +173,25 @@ TEST(Recipes, DomainsAreHonouredEvenByHostileRecipes) {
   }
 }
 
+// A bfloat16 input holds the double recipe values as libtorch casts them (through float), the
+// tensors both backends receive.
+TEST(Recipes, Bfloat16InputsAreTheRecipeValuesCastOnce) {
+  corpus::Task t = task("mixed");
+  ASSERT_EQ(t.inputs[3].dtype, "float16");
+  t.inputs[3].dtype = "bfloat16";
+  for (const auto& r : {recipe(Distribution::Normal, 4), recipe(Distribution::Uniform01, 5)}) {
+    const auto dims = oracle::dims_for(t, r);
+    const auto in = oracle::make_inputs(t, r, dims);
+    ASSERT_EQ(in[3].scalar_type(), at::kBFloat16);
+    const auto values = oracle::make_values(t, r, 3, dims);
+    const at::Tensor want = at::tensor(values, at::kDouble).to(at::kFloat).to(at::kBFloat16).reshape(in[3].sizes());
+    EXPECT_TRUE(bit_identical(in[3], want)) << r.name;
+    EXPECT_TRUE(bit_identical(in[3], oracle::make_inputs(t, r, dims)[3])) << r.name;  // deterministic
+  }
+  EXPECT_EQ(oracle::scalar_type_of("bfloat16"), at::kBFloat16);
+  EXPECT_THROW(oracle::scalar_type_of("bf16"), std::invalid_argument);
+}
+
 TEST(Recipes, IndexValuesCoverTheRange) {
   const auto& t = task("mixed");
   corpus::Assignment dims = corpus::resolve(t, "small");

@@ -513,6 +513,50 @@ torch::Tensor run(torch::Tensor x) {
   EXPECT_TRUE(at::equal(r.result.outputs[0], expected));
 }
 
+// bfloat16 through cuda_bf16.h's explicit conversions and pair loads (a torch build has no implicit
+// ones): every value rounds as c10::BFloat16 does, to nearest even from float.
+TEST(Emulator, Bfloat16ConversionsRoundAsTorchDoes) {
+  const char* src = R"(
+#include <torch/extension.h>
+#include <cuda_bf16.h>
+__global__ void k(const __nv_bfloat162* x, const float* f, __nv_bfloat162* y, __nv_bfloat16* g, int pairs) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < pairs) {
+    const float2 v = __bfloat1622float2(x[i]);
+    y[i] = __floats2bfloat162_rn(v.y * 3.0f, __bfloat162float(__hadd(__low2bfloat16(x[i]), __high2bfloat16(x[i]))));
+    g[2 * i] = __float2bfloat16_rn(f[2 * i]);
+    g[2 * i + 1] = __float2bfloat16(f[2 * i + 1]);
+  }
+}
+std::vector<torch::Tensor> run(torch::Tensor x, torch::Tensor f) {
+  TORCH_CHECK(x.scalar_type() == torch::kBFloat16 && f.scalar_type() == torch::kFloat32, "dtypes");
+  auto y = torch::empty_like(x);
+  auto g = torch::empty(f.sizes(), f.options().dtype(at::kBFloat16));
+  int pairs = x.numel() / 2;
+  k<<<(pairs + 127) / 128, 128>>>(reinterpret_cast<const __nv_bfloat162*>(x.data_ptr<at::BFloat16>()), f.data_ptr<float>(),
+                                  reinterpret_cast<__nv_bfloat162*>(y.data_ptr<at::BFloat16>()),
+                                  reinterpret_cast<__nv_bfloat16*>(g.data_ptr<at::BFloat16>()), pairs);
+  return {y, g};
+}
+)";
+  auto x = (at::randn({1000}) * 10).to(at::kBFloat16);
+  // Values at and next to the ties between two bfloat16 values, NaN, infinities and a float
+  // whose rounding carries into the exponent.
+  auto f = at::randn({1000}) * 100;
+  const float special[] = {1.00390625f, 1.01171875f, 1.0078125f, -2.0078125f, NAN, INFINITY, -INFINITY, 3.3961775e38f};
+  for (int i = 0; i < 8; ++i) f[i] = special[i];
+  auto r = build_and_run(src, "run", {x, f});
+  ASSERT_EQ(r.result.status, Status::Ok) << r.build_error << r.result.message;
+  auto pairs = x.reshape({500, 2}).to(at::kFloat);
+  auto lo = (pairs.select(1, 1) * 3).to(at::kBFloat16);
+  auto hi = (pairs.select(1, 0) + pairs.select(1, 1)).to(at::kBFloat16);
+  auto expected = at::stack({lo, hi}, 1).reshape({1000});
+  EXPECT_TRUE(at::equal(r.result.outputs[0], expected));
+  const auto g = r.result.outputs[1], want = f.to(at::kBFloat16);
+  EXPECT_TRUE(at::equal(g.isnan(), want.isnan()));
+  EXPECT_TRUE(at::equal(g.nan_to_num(), want.nan_to_num()));
+}
+
 TEST(Emulator, FastIntrinsicsDifferFromPreciseOnesLikeTheGpu) {
   const char* src = R"(
 #include <torch/extension.h>

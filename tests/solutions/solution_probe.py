@@ -17,7 +17,8 @@ import types
 import torch
 import torch.utils.cpp_extension as cpp_extension
 
-DTYPES = {"float32": torch.float32, "float16": torch.float16, "int64": torch.int64, "bool": torch.bool}
+DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16, "int64": torch.int64,
+          "bool": torch.bool}
 
 
 class Op:

@@ -177,6 +177,56 @@ struct __nv_bfloat16 {
   }
 };
 typedef __nv_bfloat16 nv_bfloat16;
+struct __attribute__((aligned(4))) __nv_bfloat162 {
+  __nv_bfloat16 x, y;
+};
+typedef __nv_bfloat162 nv_bfloat162;
+struct __nv_bfloat16_raw { unsigned short x; };
 inline __nv_bfloat16 __float2bfloat16(float f) { return __nv_bfloat16(f); }
 inline __nv_bfloat16 __float2bfloat16_rn(float f) { return __nv_bfloat16(f); }
+inline __nv_bfloat16 __double2bfloat16(double f) { return __nv_bfloat16((float)f); }
+// Round toward zero: the upper 16 bits as they are (a NaN stays a NaN).
+inline __nv_bfloat16 __float2bfloat16_rz(float f) {
+  if (std::isnan(f)) return __nv_bfloat16(f);
+  std::uint32_t x;
+  std::memcpy(&x, &f, 4);
+  __nv_bfloat16 r;
+  r.__x = (unsigned short)(x >> 16);
+  return r;
+}
 inline float __bfloat162float(__nv_bfloat16 b) { return float(b); }
+inline unsigned short __bfloat16_as_ushort(__nv_bfloat16 b) { return b.__x; }
+inline __nv_bfloat16 __ushort_as_bfloat16(unsigned short u) { __nv_bfloat16 b; b.__x = u; return b; }
+inline __nv_bfloat162 __floats2bfloat162_rn(float a, float b) { return {__nv_bfloat16(a), __nv_bfloat16(b)}; }
+inline __nv_bfloat162 __float2bfloat162_rn(float a) { return {__nv_bfloat16(a), __nv_bfloat16(a)}; }
+inline __nv_bfloat162 __float22bfloat162_rn(float2 f) { return {__nv_bfloat16(f.x), __nv_bfloat16(f.y)}; }
+inline float2 __bfloat1622float2(__nv_bfloat162 h) { return {float(h.x), float(h.y)}; }
+inline __nv_bfloat162 __halves2bfloat162(__nv_bfloat16 a, __nv_bfloat16 b) { return {a, b}; }
+inline __nv_bfloat162 make_bfloat162(__nv_bfloat16 a, __nv_bfloat16 b) { return {a, b}; }
+inline __nv_bfloat162 __bfloat162bfloat162(__nv_bfloat16 a) { return {a, a}; }
+inline __nv_bfloat16 __low2bfloat16(__nv_bfloat162 h) { return h.x; }
+inline __nv_bfloat16 __high2bfloat16(__nv_bfloat162 h) { return h.y; }
+inline float __low2float(__nv_bfloat162 h) { return float(h.x); }
+inline float __high2float(__nv_bfloat162 h) { return float(h.y); }
+// sm_90 bf16 arithmetic: the float result of bf16 operands rounded once to bf16 (+, -, * are exact
+// in float; fma through double, as for __hfma).
+inline __nv_bfloat16 __hadd(__nv_bfloat16 a, __nv_bfloat16 b) { return __nv_bfloat16(float(a) + float(b)); }
+inline __nv_bfloat16 __hsub(__nv_bfloat16 a, __nv_bfloat16 b) { return __nv_bfloat16(float(a) - float(b)); }
+inline __nv_bfloat16 __hmul(__nv_bfloat16 a, __nv_bfloat16 b) { return __nv_bfloat16(float(a) * float(b)); }
+inline __nv_bfloat16 __hdiv(__nv_bfloat16 a, __nv_bfloat16 b) { return __nv_bfloat16(float(a) / float(b)); }
+inline __nv_bfloat16 __hfma(__nv_bfloat16 a, __nv_bfloat16 b, __nv_bfloat16 c) {
+  return __nv_bfloat16((float)((double)float(a) * float(b) + float(c)));
+}
+inline __nv_bfloat16 __hneg(__nv_bfloat16 a) { return __ushort_as_bfloat16((unsigned short)(a.__x ^ 0x8000u)); }
+inline __nv_bfloat16 __habs(__nv_bfloat16 a) { return __ushort_as_bfloat16((unsigned short)(a.__x & 0x7fffu)); }
+inline __nv_bfloat16 __hmax(__nv_bfloat16 a, __nv_bfloat16 b) { return __nv_bfloat16(fmaxf(float(a), float(b))); }
+inline __nv_bfloat16 __hmin(__nv_bfloat16 a, __nv_bfloat16 b) { return __nv_bfloat16(fminf(float(a), float(b))); }
+inline bool __hisnan(__nv_bfloat16 a) { return (a.__x & 0x7fffu) > 0x7f80u; }
+inline __nv_bfloat162 __hadd2(__nv_bfloat162 a, __nv_bfloat162 b) { return {__hadd(a.x, b.x), __hadd(a.y, b.y)}; }
+inline __nv_bfloat162 __hmul2(__nv_bfloat162 a, __nv_bfloat162 b) { return {__hmul(a.x, b.x), __hmul(a.y, b.y)}; }
+inline __nv_bfloat162 __hfma2(__nv_bfloat162 a, __nv_bfloat162 b, __nv_bfloat162 c) {
+  return {__hfma(a.x, b.x, c.x), __hfma(a.y, b.y, c.y)};
+}
+inline __nv_bfloat16 atomicAdd(__nv_bfloat16* a, __nv_bfloat16 v) {
+  return ::kaudit::detail::atomic_update(a, [v](__nv_bfloat16 o) { return __hadd(o, v); });
+}

@@ -16,6 +16,10 @@ template <bool is_cuda>
 struct AccumulateType<c10::Half, is_cuda> {
   using type = float;
 };
+template <bool is_cuda>
+struct AccumulateType<c10::BFloat16, is_cuda> {
+  using type = float;
+};
 template <typename T, bool is_cuda>
 using acc_type = typename AccumulateType<T, is_cuda>::type;
 }  // namespace at
