@@ -416,7 +416,9 @@ struct __half2 {
 };
 typedef __half half;
 typedef __half2 half2;
-// cuda_bf16.h, as a torch extension build sees it (no implicit conversions, no operators).
+// cuda_bf16.h, as a torch extension build sees it: no implicit conversions
+// (__CUDA_NO_BFLOAT16_CONVERSIONS__), but the arithmetic and comparison operators (a torch build
+// does not define __CUDA_NO_BFLOAT16_OPERATORS__; they are declared after the intrinsics below).
 struct __nv_bfloat16_raw {
   unsigned short x;
 };
@@ -516,6 +518,27 @@ __device__ __nv_bfloat16 __shfl_down_sync(unsigned int mask, __nv_bfloat16 var, 
                                           int width = 32);
 __device__ __nv_bfloat16 __shfl_xor_sync(unsigned int mask, __nv_bfloat16 var, int laneMask, int width = 32);
 __device__ __nv_bfloat16 atomicAdd(__nv_bfloat16* address, __nv_bfloat16 val);
+__device__ __nv_bfloat162 __hsub2(__nv_bfloat162 a, __nv_bfloat162 b);
+__device__ __nv_bfloat162 __h2div(__nv_bfloat162 a, __nv_bfloat162 b);
+__device__ __nv_bfloat16 operator+(const __nv_bfloat16& a, const __nv_bfloat16& b);
+__device__ __nv_bfloat16 operator-(const __nv_bfloat16& a, const __nv_bfloat16& b);
+__device__ __nv_bfloat16 operator*(const __nv_bfloat16& a, const __nv_bfloat16& b);
+__device__ __nv_bfloat16 operator/(const __nv_bfloat16& a, const __nv_bfloat16& b);
+__device__ __nv_bfloat16 operator-(const __nv_bfloat16& a);
+__device__ __nv_bfloat16& operator+=(__nv_bfloat16& a, const __nv_bfloat16& b);
+__device__ __nv_bfloat16& operator-=(__nv_bfloat16& a, const __nv_bfloat16& b);
+__device__ __nv_bfloat16& operator*=(__nv_bfloat16& a, const __nv_bfloat16& b);
+__device__ __nv_bfloat16& operator/=(__nv_bfloat16& a, const __nv_bfloat16& b);
+__device__ bool operator==(const __nv_bfloat16& a, const __nv_bfloat16& b);
+__device__ bool operator!=(const __nv_bfloat16& a, const __nv_bfloat16& b);
+__device__ bool operator<(const __nv_bfloat16& a, const __nv_bfloat16& b);
+__device__ bool operator>(const __nv_bfloat16& a, const __nv_bfloat16& b);
+__device__ bool operator<=(const __nv_bfloat16& a, const __nv_bfloat16& b);
+__device__ bool operator>=(const __nv_bfloat16& a, const __nv_bfloat16& b);
+__device__ __nv_bfloat162 operator+(const __nv_bfloat162& a, const __nv_bfloat162& b);
+__device__ __nv_bfloat162 operator-(const __nv_bfloat162& a, const __nv_bfloat162& b);
+__device__ __nv_bfloat162 operator*(const __nv_bfloat162& a, const __nv_bfloat162& b);
+__device__ __nv_bfloat162 operator/(const __nv_bfloat162& a, const __nv_bfloat162& b);
 
 // ---- a declaration-only stand-in for the torch C++ API used by host wrappers --------------------
 namespace std {
@@ -755,6 +778,8 @@ struct BFloat16 {
   unsigned short x;
   __host__ __device__ BFloat16();
   __host__ __device__ BFloat16(float f);
+  explicit __host__ __device__ BFloat16(const __nv_bfloat16& v);
+  explicit __host__ __device__ operator __nv_bfloat16() const;
   __host__ __device__ operator float() const;
 };
 // c10::optional (std::optional in newer torch): an optional tensor argument.

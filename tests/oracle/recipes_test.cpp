@@ -173,9 +173,9 @@ TEST(Recipes, DomainsAreHonouredEvenByHostileRecipes) {
   }
 }
 
-// A bfloat16 input holds the double recipe values as libtorch casts them (through float), the
-// tensors both backends receive.
-TEST(Recipes, Bfloat16InputsAreTheRecipeValuesCastOnce) {
+// A bfloat16 input holds the double recipe values as libtorch casts them (through float: two
+// roundings, see recipes.cpp), the tensors both backends receive.
+TEST(Recipes, Bfloat16InputsAreTheRecipeValuesAsLibtorchCastsThem) {
   corpus::Task t = task("mixed");
   ASSERT_EQ(t.inputs[3].dtype, "float16");
   t.inputs[3].dtype = "bfloat16";

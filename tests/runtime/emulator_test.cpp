@@ -557,6 +557,58 @@ std::vector<torch::Tensor> run(torch::Tensor x, torch::Tensor f) {
   EXPECT_TRUE(at::equal(g.nan_to_num(), want.nan_to_num()));
 }
 
+// The bfloat16 intrinsics that round a double or a fused product once (a float in between would
+// round twice), round toward zero, order signed zeros, and the operators a torch build keeps.
+TEST(Emulator, Bfloat16RoundsOnceAndOrdersZerosAsCuda) {
+  const char* src = R"(
+#include <torch/extension.h>
+#include <cuda_bf16.h>
+__global__ void k(float* out) {
+  if (blockIdx.x != 0 || threadIdx.x != 0) return;
+  const __nv_bfloat16 a = __float2bfloat16_rn(1.0625f);
+  const __nv_bfloat16 tiny = __float2bfloat16_rn(9.313225746154785e-10f);  // 2^-30
+  out[0] = __bfloat162float(__hfma(a, a, tiny));  // 289/256 is a tie; + 2^-30 lifts it
+  out[1] = __bfloat162float(__double2bfloat16(289.0 / 256.0 + 9.313225746154785e-10));
+  out[2] = __bfloat162float(__float2bfloat16_rz(1.99f));
+  out[3] = __bfloat162float(__float2bfloat16_rn(1.99f));
+  const __nv_bfloat16 pz = __float2bfloat16_rn(0.0f), nz = __float2bfloat16_rn(-0.0f);
+  out[4] = __bfloat162float(__hmax(nz, pz));
+  out[5] = __bfloat162float(__hmin(pz, nz));
+  __nv_bfloat16 s = __float2bfloat16_rn(256.0f) + __float2bfloat16_rn(1.0f);
+  out[6] = __bfloat162float(s);
+  s += __float2bfloat16_rn(3.0f);
+  out[7] = __bfloat162float(s);
+  out[8] = __bfloat162float(s * __float2bfloat16_rn(3.0f));
+  out[9] = (s > __float2bfloat16_rn(258.0f) && !(s < __float2bfloat16_rn(258.0f))) ? 1.0f : 0.0f;
+}
+torch::Tensor run(torch::Tensor x) {
+  auto out = torch::zeros({10}, x.options());
+  k<<<1, 32>>>(out.data_ptr<float>());
+  return out;
+}
+)";
+  auto r = build_and_run(src, "run", {at::zeros({1})});
+  ASSERT_EQ(r.result.status, Status::Ok) << r.build_error << r.result.message;
+  const at::Tensor o = r.result.outputs[0];
+  const auto at_ = [&](int i) { return o[i].item<float>(); };
+  EXPECT_EQ(at_(0), 1.1328125f);  // nearest even through a float would give 1.125
+  EXPECT_EQ(at_(1), 1.1328125f);
+  EXPECT_EQ(at_(2), 1.984375f);
+  EXPECT_EQ(at_(3), 1.9921875f);
+  EXPECT_EQ(at_(4), 0.0f);
+  EXPECT_FALSE(std::signbit(at_(4)));  // max(-0, +0) = +0
+  EXPECT_TRUE(std::signbit(at_(5)));   // min(+0, -0) = -0
+  // Each operator rounds to bfloat16 as libtorch's bfloat16 arithmetic does.
+  const at::Tensor b256 = at::full({}, 256.0, at::kBFloat16);
+  const at::Tensor s1 = b256 + at::full({}, 1.0, at::kBFloat16);
+  const at::Tensor s2 = s1 + at::full({}, 3.0, at::kBFloat16);
+  EXPECT_EQ(at_(6), s1.item<float>());
+  EXPECT_EQ(at_(7), s2.item<float>());
+  EXPECT_EQ(at_(8), (s2 * at::full({}, 3.0, at::kBFloat16)).item<float>());
+  EXPECT_EQ(at_(6), 256.0f);  // 257 is a tie between 256 and 258
+  EXPECT_EQ(at_(9), 1.0f);
+}
+
 TEST(Emulator, FastIntrinsicsDifferFromPreciseOnesLikeTheGpu) {
   const char* src = R"(
 #include <torch/extension.h>

@@ -17,6 +17,7 @@ struct MaxSum {
 };
 
 __device__ __forceinline__ void absorb(MaxSum& a, float v) {
+    if (v == -INFINITY) return;  // exp(-inf - m) = 0; and -inf - -inf would be NaN while m is -inf
     if (v > a.m) {
         // The old sum is rescaled to the new max; with nothing seen yet it is 0 and stays 0.
         a.s = (a.s == 0.0f ? 0.0f : a.s * expf(a.m - v)) + 1.0f;

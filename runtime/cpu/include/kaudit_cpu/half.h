@@ -46,6 +46,21 @@ inline std::uint16_t float_to_half_bits(float f) {  // round to nearest even
   if (rem > 0x1000u || (rem == 0x1000u && (r & 1u))) ++r;
   return sign | (std::uint16_t)r;
 }
+// A double rounded to float with round-to-odd (truncate, then set the last bit when inexact): a
+// further rounding of that float to half or bfloat16 then equals one rounding of the double, as
+// CUDA's __double2half / __double2bfloat16 and fused multiply-adds give. (Two nearest-even
+// roundings can differ: 1 + 2^-8 + 2^-30 would go to 1 + 2^-8 in float and then, a tie, to 1 in
+// bfloat16, where one rounding gives 1 + 2^-7.)
+inline float double_to_float_odd(double d) {
+  float f = (float)d;
+  if (std::isnan(d) || (double)f == d) return f;
+  std::uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  if (std::fabs((double)f) > std::fabs(d)) --bits;  // rounded away from zero: step back (inf -> FLT_MAX)
+  bits |= 1u;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
 }  // namespace kaudit::detail
 
 struct __half {
@@ -93,7 +108,7 @@ inline __half __float2half_rz(float f) {
 }
 inline __half __float2half(float f) { return __half(f); }
 inline __half __float2half_rn(float f) { return __half(f); }
-inline __half __double2half(double f) { return __half((float)f); }
+inline __half __double2half(double f) { return __half(::kaudit::detail::double_to_float_odd(f)); }
 inline float __half2float(__half h) { return float(h); }
 inline __half __int2half_rn(int i) { return __half((float)i); }
 inline int __half2int_rn(__half h) { return (int)nearbyintf(float(h)); }
@@ -108,8 +123,11 @@ inline __half __hmul(__half a, __half b) { return a * b; }
 inline __half __hdiv(__half a, __half b) { return a / b; }
 inline __half __hneg(__half a) { return -a; }
 inline __half __habs(__half a) { __half r; r.__x = a.__x & 0x7fffu; return r; }
-// fma rounds once: the double-precision result of half operands is exact or within one rounding.
-inline __half __hfma(__half a, __half b, __half c) { return __half((float)((double)float(a) * float(b) + float(c))); }
+// fma rounds once: the product of half operands is exact in double and the sum nearly so; the
+// double goes to half through a round-to-odd float, which keeps it one rounding.
+inline __half __hfma(__half a, __half b, __half c) {
+  return __half(::kaudit::detail::double_to_float_odd((double)float(a) * float(b) + float(c)));
+}
 inline __half __hmax(__half a, __half b) { return __half(fmaxf(float(a), float(b))); }
 inline __half __hmin(__half a, __half b) { return __half(fminf(float(a), float(b))); }
 inline bool __hgt(__half a, __half b) { return a > b; }
@@ -156,9 +174,12 @@ inline __half atomicAdd(__half* a, __half v) {
 
 // bfloat16 (the upper 16 bits of a float, round to nearest even): what the bf16 precision
 // mutants round through (cuda_bf16.h's __nv_bfloat16 conversions).
+struct __nv_bfloat16_raw { unsigned short x; };
 struct __nv_bfloat16 {
   unsigned short __x;
   __nv_bfloat16() = default;
+  __nv_bfloat16(const __nv_bfloat16_raw& r) : __x(r.x) {}
+  operator __nv_bfloat16_raw() const { return {__x}; }
   explicit __nv_bfloat16(float f) {
     std::uint32_t x;
     std::memcpy(&x, &f, 4);
@@ -179,12 +200,13 @@ struct __nv_bfloat16 {
 typedef __nv_bfloat16 nv_bfloat16;
 struct __attribute__((aligned(4))) __nv_bfloat162 {
   __nv_bfloat16 x, y;
+  __nv_bfloat162() = default;
+  __nv_bfloat162(const __nv_bfloat16& a, const __nv_bfloat16& b) : x(a), y(b) {}
 };
 typedef __nv_bfloat162 nv_bfloat162;
-struct __nv_bfloat16_raw { unsigned short x; };
 inline __nv_bfloat16 __float2bfloat16(float f) { return __nv_bfloat16(f); }
 inline __nv_bfloat16 __float2bfloat16_rn(float f) { return __nv_bfloat16(f); }
-inline __nv_bfloat16 __double2bfloat16(double f) { return __nv_bfloat16((float)f); }
+inline __nv_bfloat16 __double2bfloat16(double f) { return __nv_bfloat16(::kaudit::detail::double_to_float_odd(f)); }
 // Round toward zero: the upper 16 bits as they are (a NaN stays a NaN).
 inline __nv_bfloat16 __float2bfloat16_rz(float f) {
   if (std::isnan(f)) return __nv_bfloat16(f);
@@ -215,15 +237,54 @@ inline __nv_bfloat16 __hsub(__nv_bfloat16 a, __nv_bfloat16 b) { return __nv_bflo
 inline __nv_bfloat16 __hmul(__nv_bfloat16 a, __nv_bfloat16 b) { return __nv_bfloat16(float(a) * float(b)); }
 inline __nv_bfloat16 __hdiv(__nv_bfloat16 a, __nv_bfloat16 b) { return __nv_bfloat16(float(a) / float(b)); }
 inline __nv_bfloat16 __hfma(__nv_bfloat16 a, __nv_bfloat16 b, __nv_bfloat16 c) {
-  return __nv_bfloat16((float)((double)float(a) * float(b) + float(c)));
+  return __nv_bfloat16(::kaudit::detail::double_to_float_odd((double)float(a) * float(b) + float(c)));
 }
 inline __nv_bfloat16 __hneg(__nv_bfloat16 a) { return __ushort_as_bfloat16((unsigned short)(a.__x ^ 0x8000u)); }
 inline __nv_bfloat16 __habs(__nv_bfloat16 a) { return __ushort_as_bfloat16((unsigned short)(a.__x & 0x7fffu)); }
-inline __nv_bfloat16 __hmax(__nv_bfloat16 a, __nv_bfloat16 b) { return __nv_bfloat16(fmaxf(float(a), float(b))); }
-inline __nv_bfloat16 __hmin(__nv_bfloat16 a, __nv_bfloat16 b) { return __nv_bfloat16(fminf(float(a), float(b))); }
 inline bool __hisnan(__nv_bfloat16 a) { return (a.__x & 0x7fffu) > 0x7f80u; }
+// CUDA's __hmax / __hmin: a NaN operand yields the other one (two NaNs: the canonical NaN), and
+// +0 counts as greater than -0 (fmaxf leaves that to the library and the optimiser).
+inline __nv_bfloat16 __hmax(__nv_bfloat16 a, __nv_bfloat16 b) {
+  if (__hisnan(a) && __hisnan(b)) return __ushort_as_bfloat16(0x7fffu);
+  if (__hisnan(a)) return b;
+  if (__hisnan(b)) return a;
+  const float fa = float(a), fb = float(b);
+  if (fa != fb) return fa > fb ? a : b;
+  return (a.__x & 0x8000u) ? b : a;
+}
+inline __nv_bfloat16 __hmin(__nv_bfloat16 a, __nv_bfloat16 b) {
+  if (__hisnan(a) && __hisnan(b)) return __ushort_as_bfloat16(0x7fffu);
+  if (__hisnan(a)) return b;
+  if (__hisnan(b)) return a;
+  const float fa = float(a), fb = float(b);
+  if (fa != fb) return fa < fb ? a : b;
+  return (a.__x & 0x8000u) ? a : b;
+}
 inline __nv_bfloat162 __hadd2(__nv_bfloat162 a, __nv_bfloat162 b) { return {__hadd(a.x, b.x), __hadd(a.y, b.y)}; }
+inline __nv_bfloat162 __hsub2(__nv_bfloat162 a, __nv_bfloat162 b) { return {__hsub(a.x, b.x), __hsub(a.y, b.y)}; }
 inline __nv_bfloat162 __hmul2(__nv_bfloat162 a, __nv_bfloat162 b) { return {__hmul(a.x, b.x), __hmul(a.y, b.y)}; }
+inline __nv_bfloat162 __h2div(__nv_bfloat162 a, __nv_bfloat162 b) { return {__hdiv(a.x, b.x), __hdiv(a.y, b.y)}; }
+// cuda_bf16.hpp's operators, which a torch build keeps (it defines __CUDA_NO_BFLOAT16_CONVERSIONS__
+// but not __CUDA_NO_BFLOAT16_OPERATORS__): each result rounded to bfloat16.
+inline __nv_bfloat16 operator+(const __nv_bfloat16& a, const __nv_bfloat16& b) { return __hadd(a, b); }
+inline __nv_bfloat16 operator-(const __nv_bfloat16& a, const __nv_bfloat16& b) { return __hsub(a, b); }
+inline __nv_bfloat16 operator*(const __nv_bfloat16& a, const __nv_bfloat16& b) { return __hmul(a, b); }
+inline __nv_bfloat16 operator/(const __nv_bfloat16& a, const __nv_bfloat16& b) { return __hdiv(a, b); }
+inline __nv_bfloat16 operator-(const __nv_bfloat16& a) { return __hneg(a); }
+inline __nv_bfloat16& operator+=(__nv_bfloat16& a, const __nv_bfloat16& b) { return a = __hadd(a, b); }
+inline __nv_bfloat16& operator-=(__nv_bfloat16& a, const __nv_bfloat16& b) { return a = __hsub(a, b); }
+inline __nv_bfloat16& operator*=(__nv_bfloat16& a, const __nv_bfloat16& b) { return a = __hmul(a, b); }
+inline __nv_bfloat16& operator/=(__nv_bfloat16& a, const __nv_bfloat16& b) { return a = __hdiv(a, b); }
+inline bool operator==(const __nv_bfloat16& a, const __nv_bfloat16& b) { return float(a) == float(b); }
+inline bool operator!=(const __nv_bfloat16& a, const __nv_bfloat16& b) { return float(a) != float(b); }
+inline bool operator<(const __nv_bfloat16& a, const __nv_bfloat16& b) { return float(a) < float(b); }
+inline bool operator>(const __nv_bfloat16& a, const __nv_bfloat16& b) { return float(a) > float(b); }
+inline bool operator<=(const __nv_bfloat16& a, const __nv_bfloat16& b) { return float(a) <= float(b); }
+inline bool operator>=(const __nv_bfloat16& a, const __nv_bfloat16& b) { return float(a) >= float(b); }
+inline __nv_bfloat162 operator+(const __nv_bfloat162& a, const __nv_bfloat162& b) { return __hadd2(a, b); }
+inline __nv_bfloat162 operator-(const __nv_bfloat162& a, const __nv_bfloat162& b) { return __hsub2(a, b); }
+inline __nv_bfloat162 operator*(const __nv_bfloat162& a, const __nv_bfloat162& b) { return __hmul2(a, b); }
+inline __nv_bfloat162 operator/(const __nv_bfloat162& a, const __nv_bfloat162& b) { return __h2div(a, b); }
 inline __nv_bfloat162 __hfma2(__nv_bfloat162 a, __nv_bfloat162 b, __nv_bfloat162 c) {
   return {__hfma(a.x, b.x, c.x), __hfma(a.y, b.y, c.y)};
 }

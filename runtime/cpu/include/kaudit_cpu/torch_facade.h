@@ -76,9 +76,11 @@ struct BFloat16 {
   std::uint16_t x;
   BFloat16() = default;
   BFloat16(float f) : x(__nv_bfloat16(f).__x) {}
-  BFloat16(const __nv_bfloat16& b) : x(b.__x) {}
+  // Explicit both ways, as c10 declares them (an implicit pair would make a call overloaded on
+  // float and __nv_bfloat16 ambiguous).
+  explicit BFloat16(const __nv_bfloat16& b) : x(b.__x) {}
   operator float() const { return float(__ushort_as_bfloat16(x)); }
-  operator __nv_bfloat16() const { return __ushort_as_bfloat16(x); }
+  explicit operator __nv_bfloat16() const { return __ushort_as_bfloat16(x); }
 };
 
 struct Error : std::runtime_error {
