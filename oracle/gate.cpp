@@ -1,5 +1,6 @@
 #include "oracle/gate.h"
 
+#include <chrono>
 #include <map>
 #include <sstream>
 
@@ -134,12 +135,17 @@ GateReport run_gate(const corpus::Corpus& corpus, const GateOptions& options) {
           c.status = r.status;
           c.message = r.message;
           c.seconds = r.seconds;
+          c.inputs_seconds = run.inputs_seconds;
+          c.reference_seconds = run.reference_seconds;
+          c.run_seconds = run.run_seconds;
           if (r.status == runtime::Status::Ok) {
+            const auto judging = std::chrono::steady_clock::now();
             GateTolerance tol = r.outputs.empty() ? default_gate_tolerance(at::kFloat)
                                                   : gate_tolerance(task, r.outputs[0].scalar_type());
             c.compare = compare_gate(r.outputs, run.reference, tol);
             c.passed = c.compare.ok;
             if (!c.passed) judge_by_fp32_where_it_misses(c, r.outputs, run, tol);
+            c.judge_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - judging).count();
           }
         } catch (const ReferenceError& e) {
           c.status = runtime::Status::Exception;

@@ -38,15 +38,23 @@ std::vector<runtime::EntryArg> bind_entry_args(const corpus::Task& task, const c
 RecipeRun run_recipe(ReferenceStore& references, runtime::IsolatedRunner& runner, const corpus::Task& task,
                      const corpus::Kernel& kernel, const std::filesystem::path& library, const Recipe& recipe,
                      at::ScalarType precision) {
+  using clock = std::chrono::steady_clock;
+  const auto since = [](clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); };
   RecipeRun out;
+  auto t = clock::now();
   out.dims = dims_for(task, recipe);
   out.inputs = make_inputs(task, recipe, out.dims);
+  out.inputs_seconds = since(t);
+  t = clock::now();
   out.model = references.load(task, out.dims);
   out.reference = out.model.forward(out.inputs, precision);
+  out.reference_seconds = since(t);
+  t = clock::now();
   runtime::RunRequest req;
   req.library = library;
   req.args = bind_entry_args(task, kernel, out.inputs, out.dims, out.model);
   out.result = runner.run(req);
+  out.run_seconds = since(t);
   return out;
 }
 

@@ -45,6 +45,10 @@ struct RecipeRun {
   Reference model;                    // the task's Model (for another precision of the reference)
   std::vector<at::Tensor> reference;  // at the `precision` asked for
   runtime::RunResult result;
+  // Wall seconds of each step (at native shapes they decide how long a gate takes): making the
+  // inputs, loading the Model and running it for the reference (on the host), the kernel run
+  // including its requests and replies (result.seconds is the worker's own part).
+  double inputs_seconds = 0, reference_seconds = 0, run_seconds = 0;
 };
 RecipeRun run_recipe(ReferenceStore& references, runtime::IsolatedRunner& runner, const corpus::Task& task,
                      const corpus::Kernel& kernel, const std::filesystem::path& library, const Recipe& recipe,

@@ -130,6 +130,20 @@ TEST(VerifyCommand, JsonReportAndExitCode) {
   EXPECT_EQ(j["passed"], 1);
   ASSERT_EQ(j["failed"].size(), 1u);
   EXPECT_EQ(j["failed"][0]["kernel"], "twice/tail_dropped");
+  // Every case says where its host time went; the run's phase includes the worker's own seconds.
+  ASSERT_EQ(j["results"].size(), 2u);
+  for (const auto& k : j["results"]) {
+    ASSERT_FALSE(k["cases"].empty());
+    for (const auto& c : k["cases"]) {
+      const auto& p = c["phase_seconds"];
+      for (const char* phase : {"inputs", "reference", "run", "judge"}) {
+        ASSERT_TRUE(p.contains(phase)) << c.dump();
+        EXPECT_GE(p[phase].get<double>(), 0.0) << phase;
+      }
+      EXPECT_GT(p["run"].get<double>(), 0.0) << c.dump();
+      EXPECT_GE(p["run"].get<double>(), c["seconds"].get<double>()) << c.dump();
+    }
+  }
 }
 
 TEST(VerifyCommand, APresetRunsTheGateAtItAndATaskWithoutItIsRefused) {
