@@ -138,6 +138,7 @@ GateReport run_gate(const corpus::Corpus& corpus, const GateOptions& options) {
           c.inputs_seconds = run.inputs_seconds;
           c.reference_seconds = run.reference_seconds;
           c.run_seconds = run.run_seconds;
+          c.timed = true;
           if (r.status == runtime::Status::Ok) {
             const auto judging = std::chrono::steady_clock::now();
             GateTolerance tol = r.outputs.empty() ? default_gate_tolerance(at::kFloat)

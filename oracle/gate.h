@@ -23,10 +23,13 @@ struct GateCase {
   std::string message;  // the worker's message when status != ok
   CompareResult compare;  // against the float64 reference, or the float32 one when judged_by_fp32
   bool passed = false;
-  double seconds = 0;  // the kernel run, as the worker timed it
-  // Wall seconds of the case's steps on the host (verify --json `phase_seconds`): making the
-  // inputs, the float64 reference (the Model on the host), the run with its transfers, and judging
-  // the outputs (comparison, and the float32 reference where the judgement falls back to it).
+  double seconds = 0;  // the kernel run as the runner timed it (worker start, transfers and retries included)
+  // Wall seconds of the case's steps on the host (verify --json `phase_seconds`; `timed` false
+  // when the case threw before its run ended): making the inputs; the float64 reference (loading
+  // the Model, exported by Python on a cache miss, and running it on the host); the run (as
+  // `seconds`, plus binding the arguments); judging the outputs (comparison, and the float32
+  // reference where the judgement falls back to it).
+  bool timed = false;
   double inputs_seconds = 0, reference_seconds = 0, run_seconds = 0, judge_seconds = 0;
   // Where the task's own Model run in float32 misses the float64 reference at the gate's tolerance
   // too (a float32 product that overflows or underflows, a long float32 accumulation over

@@ -46,8 +46,9 @@ struct RecipeRun {
   std::vector<at::Tensor> reference;  // at the `precision` asked for
   runtime::RunResult result;
   // Wall seconds of each step (at native shapes they decide how long a gate takes): making the
-  // inputs, loading the Model and running it for the reference (on the host), the kernel run
-  // including its requests and replies (result.seconds is the worker's own part).
+  // inputs, loading the Model (its Python export on a cache miss) and running it for the reference
+  // on the host, binding the arguments and the kernel run (result.seconds: the runner's timing of
+  // the run alone, worker start, transfers and retries included).
   double inputs_seconds = 0, reference_seconds = 0, run_seconds = 0;
 };
 RecipeRun run_recipe(ReferenceStore& references, runtime::IsolatedRunner& runner, const corpus::Task& task,

@@ -33,8 +33,10 @@ const char* kHelp =
     "tolerance allows (below 1 passes). Exit status: 0 when every kernel passes, 1 when one fails\n"
     "or the corpus has errors (each is named with its file and line), 2 on a usage error.\n\n"
     "  --json          print {\"tasks\", \"kernels\", \"passed\", \"failed\": [...], \"results\": [...]};\n"
-    "                  each case has \"phase_seconds\": inputs, reference (the Model on the host),\n"
-    "                  run (with its transfers), judge (where the time goes at native shapes)\n"
+    "                  each case that ran has \"phase_seconds\" (where the time goes at native\n"
+    "                  shapes): inputs, reference (loading the Model, exported by Python on a\n"
+    "                  cache miss, and running it on the host), run (worker start, transfers and\n"
+    "                  retries included), judge\n"
     "  --kernel ID     verify only this kernel (repeatable)\n"
     "  --timeout S     wall-clock limit per kernel run (default 60)\n"
     "  --cache DIR     cache for references and kernel builds (default $KAUDIT_CACHE or ~/.cache/kaudit)\n"
@@ -56,9 +58,10 @@ std::string ratio_cell(const oracle::GateCase& c) {
 
 nlohmann::json case_json(const oracle::GateCase& c) {
   nlohmann::json j = {{"recipe", c.recipe}, {"dims", c.dims}, {"status", runtime::to_string(c.status)},
-                      {"passed", c.passed}, {"seconds", c.seconds},
-                      {"phase_seconds", {{"inputs", c.inputs_seconds}, {"reference", c.reference_seconds},
-                                         {"run", c.run_seconds}, {"judge", c.judge_seconds}}}};
+                      {"passed", c.passed}, {"seconds", c.seconds}};
+  if (c.timed)
+    j["phase_seconds"] = {{"inputs", c.inputs_seconds}, {"reference", c.reference_seconds}, {"run", c.run_seconds},
+                          {"judge", c.judge_seconds}};
   if (c.status != runtime::Status::Ok) j["message"] = c.message;
   else
     j["worst"] = {{"index", c.compare.worst_index}, {"output", c.compare.output}, {"got", c.compare.got},
