@@ -244,22 +244,19 @@ inline __nv_bfloat16 __habs(__nv_bfloat16 a) { return __ushort_as_bfloat16((unsi
 inline bool __hisnan(__nv_bfloat16 a) { return (a.__x & 0x7fffu) > 0x7f80u; }
 // CUDA's __hmax / __hmin: a NaN operand yields the other one (two NaNs: the canonical NaN), and
 // +0 counts as greater than -0 (fmaxf leaves that to the library and the optimiser).
-inline __nv_bfloat16 __hmax(__nv_bfloat16 a, __nv_bfloat16 b) {
+namespace kaudit::detail {
+inline __nv_bfloat16 bf16_extreme(__nv_bfloat16 a, __nv_bfloat16 b, bool largest) {
   if (__hisnan(a) && __hisnan(b)) return __ushort_as_bfloat16(0x7fffu);
   if (__hisnan(a)) return b;
   if (__hisnan(b)) return a;
   const float fa = float(a), fb = float(b);
-  if (fa != fb) return fa > fb ? a : b;
-  return (a.__x & 0x8000u) ? b : a;
+  if (fa != fb) return (fa > fb) == largest ? a : b;
+  const bool a_negative = (a.__x & 0x8000u) != 0;  // equal: +0 and -0, or the same value
+  return a_negative == largest ? b : a;
 }
-inline __nv_bfloat16 __hmin(__nv_bfloat16 a, __nv_bfloat16 b) {
-  if (__hisnan(a) && __hisnan(b)) return __ushort_as_bfloat16(0x7fffu);
-  if (__hisnan(a)) return b;
-  if (__hisnan(b)) return a;
-  const float fa = float(a), fb = float(b);
-  if (fa != fb) return fa < fb ? a : b;
-  return (a.__x & 0x8000u) ? a : b;
-}
+}  // namespace kaudit::detail
+inline __nv_bfloat16 __hmax(__nv_bfloat16 a, __nv_bfloat16 b) { return ::kaudit::detail::bf16_extreme(a, b, true); }
+inline __nv_bfloat16 __hmin(__nv_bfloat16 a, __nv_bfloat16 b) { return ::kaudit::detail::bf16_extreme(a, b, false); }
 inline __nv_bfloat162 __hadd2(__nv_bfloat162 a, __nv_bfloat162 b) { return {__hadd(a.x, b.x), __hadd(a.y, b.y)}; }
 inline __nv_bfloat162 __hsub2(__nv_bfloat162 a, __nv_bfloat162 b) { return {__hsub(a.x, b.x), __hsub(a.y, b.y)}; }
 inline __nv_bfloat162 __hmul2(__nv_bfloat162 a, __nv_bfloat162 b) { return {__hmul(a.x, b.x), __hmul(a.y, b.y)}; }
