@@ -85,7 +85,7 @@ struct AuditOptions {
   // The task shape preset of the gate's recipes and the structured patterns in the pool; the
   // specs carry their own (`kaudit audit --preset P` moves specs and pool to P together).
   std::string preset = "small";
-  oracle::Comparator witness{oracle::ComparatorKind::Allclose, 1e-2, 1e-2, false};
+  oracle::Comparator witness{oracle::ComparatorKind::Allclose, 1e-2, 1e-2, false, {}};
   // CPU time per run, enforced in the worker (correct kernels at the small presets take
   // milliseconds): the same verdict on a busy machine as on an idle one. A mutant that times out
   // twice is not run again: its remaining inputs count as timeouts (a hang costs the whole limit).

@@ -183,8 +183,12 @@ BundleSummary write_gpu_bundle(const corpus::Corpus& corpus, const std::vector<o
     if (check.comparator.kind != oracle::ComparatorKind::Allclose || check.harness != oracle::HarnessSpec{})
       throw std::runtime_error(check.name + ": the GPU replica runs KernelBench's loop (allclose, reference first, "
                                "shared inputs) only");
-    check_list.push_back({{"name", check.name}, {"rtol", check.comparator.rtol}, {"atol", check.comparator.atol},
-                          {"reference", oracle::precision_name(check.reference)}});
+    json entry = {{"name", check.name}, {"rtol", check.comparator.rtol}, {"atol", check.comparator.atol},
+                  {"reference", oracle::precision_name(check.reference)}};
+    // calibrate.py picks these by the output's dtype, as Comparator::tolerance_for does.
+    if (const json c = oracle::comparator_to_json(check.comparator); c.contains("dtype_tolerance"))
+      entry["dtype_tolerance"] = c.at("dtype_tolerance");
+    check_list.push_back(entry);
   }
   const json manifest = {{"format", "kaudit-gpu-bundle-1"}, {"audit", options.audit_dir.string()},
                          {"checks", check_list}, {"tasks", tasks}, {"kernels", kernels},

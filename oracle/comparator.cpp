@@ -28,8 +28,7 @@ CompareResult apply_comparator(const Comparator& c, const std::vector<at::Tensor
       last.reason = os.str();
       return last;
     }
-    double atol = c.atol, rtol = c.rtol;
-    if (c.kind == ComparatorKind::Absolute) rtol = 0;
+    auto [rtol, atol] = c.tolerance_for(out[i].scalar_type());
     if (c.kind == ComparatorKind::MagnitudeScaled && ref[i].numel() > 0) atol *= std::max(1.0, max_abs_finite(ref[i]));
     last = compare_allclose(out[i], ref[i].to(out[i].scalar_type()), rtol, atol, c.equal_nan);
     last.output = (int)i;

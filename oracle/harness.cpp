@@ -161,25 +161,6 @@ std::vector<at::Tensor> trace_allocations(const std::function<std::vector<at::Te
 
 // ---- the request ----------------------------------------------------------------------------------
 namespace {
-
-json comparator_json(const Comparator& c) {
-  return {{"kind", comparator_name(c.kind)}, {"rtol", c.rtol}, {"atol", c.atol}, {"equal_nan", c.equal_nan}};
-}
-Comparator comparator_from(const json& j) {
-  Comparator c;
-  const std::string kind = j.at("kind");
-  c.kind = kind == "absolute" ? ComparatorKind::Absolute
-           : kind == "magnitude-scaled" ? ComparatorKind::MagnitudeScaled
-                                        : ComparatorKind::Allclose;
-  c.rtol = j.at("rtol");
-  c.atol = j.at("atol");
-  c.equal_nan = j.at("equal_nan");
-  return c;
-}
-
-}  // namespace
-
-namespace {
 HarnessResult run_harness_once(runtime::IsolatedRunner& runner, const HarnessRequest& rq, int wall_runs);
 }  // namespace
 
@@ -229,7 +210,7 @@ HarnessResult run_harness_once(runtime::IsolatedRunner& runner, const HarnessReq
             {"mutant", rq.mutant},
             {"order", order_name(rq.harness.order)},
             {"inputs", inputs_name(rq.harness.inputs)},
-            {"comparator", comparator_json(rq.comparator)},
+            {"comparator", comparator_to_json(rq.comparator)},
             {"stop_at_failure", rq.stop_at_failure}};
   json models = json::array();
   for (const auto& m : rq.models) models.push_back(add_all(m));
@@ -600,7 +581,7 @@ json serve_loop(HarnessDevice& device, const json& req, std::vector<at::Tensor>&
                 std::vector<at::Tensor>& outputs, runtime::WorkerContext& context) {
   const bool candidate_first = req.at("order").get<std::string>() == "candidate-first";
   const bool cloned = req.at("inputs").get<std::string>() == "cloned";
-  const Comparator comparator = comparator_from(req.at("comparator"));
+  const Comparator comparator = comparator_from_json(req.at("comparator"));
   const bool stop_at_failure = req.value("stop_at_failure", true);
   const auto host_list = [&](const json& indices) {
     std::vector<at::Tensor> out;

@@ -34,6 +34,40 @@ const char* precision_name(ReferencePrecision p) { return p == ReferencePrecisio
 const char* order_name(HarnessOrder o) { return o == HarnessOrder::CandidateFirst ? "candidate-first" : "reference-first"; }
 const char* inputs_name(HarnessInputs i) { return i == HarnessInputs::Cloned ? "cloned" : "shared"; }
 
+Tolerance Comparator::tolerance_for(at::ScalarType out) const {
+  const char* name = out == at::kHalf       ? "float16"
+                     : out == at::kBFloat16 ? "bfloat16"
+                     : out == at::kFloat    ? "float32"
+                     : out == at::kDouble   ? "float64"
+                                            : nullptr;
+  Tolerance t{rtol, atol};
+  if (name)
+    if (const auto it = dtype_tolerance.find(name); it != dtype_tolerance.end()) t = it->second;
+  if (kind == ComparatorKind::Absolute) t.rtol = 0;
+  return t;
+}
+
+json comparator_to_json(const Comparator& c) {
+  json j = {{"kind", comparator_name(c.kind)}, {"rtol", c.rtol}, {"atol", c.atol}, {"equal_nan", c.equal_nan}};
+  for (const auto& [dtype, t] : c.dtype_tolerance) j["dtype_tolerance"][dtype] = {{"rtol", t.rtol}, {"atol", t.atol}};
+  return j;
+}
+
+Comparator comparator_from_json(const json& j) {
+  Comparator c;
+  const std::string kind = j.at("kind");
+  c.kind = kind == "absolute" ? ComparatorKind::Absolute
+           : kind == "magnitude-scaled" ? ComparatorKind::MagnitudeScaled
+                                        : ComparatorKind::Allclose;
+  c.rtol = j.at("rtol");
+  c.atol = j.at("atol");
+  c.equal_nan = j.at("equal_nan");
+  if (j.contains("dtype_tolerance"))
+    for (const auto& [dtype, t] : j.at("dtype_tolerance").items())
+      c.dtype_tolerance[dtype] = Tolerance{t.at("rtol").get<double>(), t.at("atol").get<double>()};
+  return c;
+}
+
 namespace {
 
 // Reports errors at the line of a JSON pointer; `field` is the dotted spelling users read.
@@ -57,9 +91,12 @@ struct Checker {
       }
     }
   }
-  double tolerance(const json& c, const char* key) const {
+  // c[key] as a tolerance; `where` is c's place ("comparator", "comparator.dtype_tolerance.float16").
+  double tolerance(const json& c, const char* key, const std::string& where = "comparator") const {
     if (!c.contains(key)) return 0;
-    const std::string ptr = "/comparator/" + std::string(key), field = "comparator." + std::string(key);
+    std::string ptr = "/" + where + "/" + key;
+    std::replace(ptr.begin(), ptr.end(), '.', '/');
+    const std::string field = where + "." + key;
     if (!c.at(key).is_number()) fail(ptr, field, "must be a number");
     const double v = c.at(key).get<double>();
     if (!std::isfinite(v) || v < 0) fail(ptr, field, "must be a finite number >= 0");
@@ -141,7 +178,7 @@ OracleSpec parse_spec(const std::string& text, const fs::path& file) {
   if (s.external && !j.contains("comparator")) j["comparator"] = {{"kind", "allclose"}, {"rtol", 1e-4}, {"atol", 1e-4}};
   if (!j.contains("comparator") || !j.at("comparator").is_object()) ck.fail("/comparator", "comparator", "is required (an object)");
   const json& c = j.at("comparator");
-  ck.known_fields(c, "/comparator", "comparator.", {"kind", "rtol", "atol", "equal_nan"});
+  ck.known_fields(c, "/comparator", "comparator.", {"kind", "rtol", "atol", "equal_nan", "dtype_tolerance"});
   if (!c.contains("kind") || !c.at("kind").is_string()) ck.fail("/comparator", "comparator.kind", "is required");
   const std::string kind = c.at("kind").get<std::string>();
   if (kind == "allclose") s.comparator.kind = ComparatorKind::Allclose;
@@ -158,6 +195,25 @@ OracleSpec parse_spec(const std::string& text, const fs::path& file) {
     ck.fail("/comparator/rtol", "comparator.rtol", "an absolute comparator has no rtol");
   if (s.comparator.atol == 0 && s.comparator.rtol == 0)
     ck.fail("/comparator", "comparator", "rtol and atol are both 0: only bit-exact outputs would pass");
+  if (c.contains("dtype_tolerance")) {
+    const json& by = c.at("dtype_tolerance");
+    if (!by.is_object() || by.empty())
+      ck.fail("/comparator/dtype_tolerance", "comparator.dtype_tolerance",
+              "must be an object of output dtype -> {\"rtol\": r, \"atol\": a}, e.g. {\"float16\": {\"rtol\": 0.01, \"atol\": 0.01}}");
+    for (const auto& [dtype, tol] : by.items()) {
+      const std::string where = "comparator.dtype_tolerance." + dtype, ptr = "/comparator/dtype_tolerance/" + dtype;
+      if (dtype != "float16" && dtype != "bfloat16" && dtype != "float32" && dtype != "float64")
+        ck.fail(ptr, where, "not a floating dtype: use float16, bfloat16, float32 or float64 (integer and bool outputs compare exactly)");
+      if (!tol.is_object()) ck.fail(ptr, where, "must be an object: {\"rtol\": r, \"atol\": a}");
+      ck.known_fields(tol, ptr, where + ".", {"rtol", "atol"});
+      const Tolerance t{ck.tolerance(tol, "rtol", where), ck.tolerance(tol, "atol", where)};
+      if (s.comparator.kind == ComparatorKind::Absolute && t.rtol != 0)
+        ck.fail(ptr + "/rtol", where + ".rtol", "an absolute comparator has no rtol");
+      if (t.atol == 0 && t.rtol == 0)
+        ck.fail(ptr, where, "rtol and atol are both 0: only bit-exact outputs would pass");
+      s.comparator.dtype_tolerance[dtype] = t;
+    }
+  }
   if (j.contains("harness")) {
     const json& h = j.at("harness");
     if (!h.is_object()) ck.fail("/harness", "harness", "must be an object: {\"order\": ..., \"inputs\": ...}");
@@ -281,8 +337,7 @@ json spec_to_json(const OracleSpec& s) {
   for (const auto& t : s.trials) trials.push_back(t);
   json j = {{"name", s.name}, {"description", s.description}, {"source", s.source},
           {"shape_preset", s.shape_preset}, {"reference", precision_name(s.reference)},
-          {"comparator", {{"kind", comparator_name(s.comparator.kind)}, {"rtol", s.comparator.rtol},
-                          {"atol", s.comparator.atol}, {"equal_nan", s.comparator.equal_nan}}},
+          {"comparator", comparator_to_json(s.comparator)},
           {"trials", trials},
           {"harness", {{"order", order_name(s.harness.order)}, {"inputs", inputs_name(s.harness.inputs)}}}};
   if (s.gates.any()) j["gates"] = {{"kernel_launched", s.gates.kernel_launched}};

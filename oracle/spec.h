@@ -11,7 +11,8 @@
 //     "reference": "fp32" | "fp64",               fp64: the float64 reference cast to the output
 //                                                 dtype (CI-style); fp32: the Model in float32
 //     "comparator": {"kind": "allclose" | "absolute" | "magnitude-scaled",
-//                    "rtol": r, "atol": a, "equal_nan": false},
+//                    "rtol": r, "atol": a, "equal_nan": false,
+//                    "dtype_tolerance": {"float16": {"rtol": r, "atol": a}, ...}},
 //     "trials": [recipe, ...],                    oracle/recipes.h JSON form; every trial must pass
 //     "task_trials": {"<task>": [recipe, ...]}    optional: a task's own trials, used instead of
 //                                                 "trials" for that task (suites from `kaudit
@@ -46,12 +47,32 @@ namespace kaudit::oracle {
 enum class ComparatorKind { Allclose, Absolute, MagnitudeScaled };
 enum class ReferencePrecision { Fp32, Fp64 };
 
+struct Tolerance {
+  double rtol = 0;
+  double atol = 0;
+  bool operator==(const Tolerance&) const = default;
+};
+
 struct Comparator {
   ComparatorKind kind = ComparatorKind::Allclose;
   double rtol = 0;
   double atol = 0;
   bool equal_nan = false;
+  // "dtype_tolerance": {"float16": {"rtol": r, "atol": a}, ...}: the tolerance for an output of
+  // that dtype, in place of rtol and atol. KernelBench picks its tolerance by the precision it
+  // evaluates in, the dtype it casts the Model and every input to (1e-4 for float32, 1e-2 for
+  // float16 and bfloat16: ../shared/FACTS.md section 2b); a task's outputs have that dtype, so the
+  // output's dtype selects. Keys: float16, bfloat16, float32, float64.
+  std::map<std::string, Tolerance> dtype_tolerance;
+
+  // The tolerance an output of dtype `out` is judged with (an absolute comparator's rtol is 0).
+  Tolerance tolerance_for(at::ScalarType out) const;
 };
+// The comparator as the spec language writes it ("dtype_tolerance" only when it has entries, so
+// that a spec without one keeps the JSON, and the cache keys, it had before the field existed),
+// and back (no checks: for JSON kaudit wrote itself; parse_spec checks a user's file).
+nlohmann::json comparator_to_json(const Comparator& c);
+Comparator comparator_from_json(const nlohmann::json& j);
 
 // How the checker's harness runs the candidate, for oracle mode (oracle/harness.h): the order of
 // the reference and the candidate in a trial, and whether the candidate gets the reference's

@@ -16,7 +16,8 @@ namespace {
 const char* kHelp =
     "usage: kaudit sweep --oracle SPEC --tolerances T1,T2,... [--json] [audit options]\n\n"
     "Scores SPEC with its comparator's tolerances replaced by each T (allclose and magnitude-scaled:\n"
-    "rtol = atol = T; absolute: atol = T) on the same mutants and correct set: per tolerance the\n"
+    "rtol = atol = T; absolute: atol = T; for outputs of every dtype, replacing any dtype_tolerance)\n"
+    "on the same mutants and correct set: per tolerance the\n"
     "detection of witnessed mutants per family, and the false kills. A looser tolerance can only\n"
     "accept more, so detection and false kills never rise as T grows.\n\n"
     "  --oracle SPEC         a built-in name or a spec file\n"
@@ -73,6 +74,7 @@ int sweep_command(const std::vector<std::string>& args) {
     v.name = base.name + "@" + text;
     v.comparator.atol = t;
     v.comparator.rtol = base.comparator.kind == oracle::ComparatorKind::Absolute ? 0 : t;
+    v.comparator.dtype_tolerance.clear();  // the swept tolerance applies to every output dtype
     shared.options.oracles.push_back(v);
   }
   shared.options.pool_specs = resolve_oracles({});

@@ -1,6 +1,8 @@
 """KernelBench's correctness check written as a checker (the `kernelbench` built-in spec's rule):
-every output must have the reference's shape and pass torch.allclose(rtol=1e-4, atol=1e-4)
-against the Model run in float32. Run by kaudit through examples/oracles/kernelbench_like.json.
+every output must have the reference's shape and pass torch.allclose against the Model run in
+float32, at 1e-4 (rtol = atol) for a float32 output and 1e-2 for a float16 or bfloat16 one
+(KernelBench's get_tolerance_for_precision). Run by kaudit through
+examples/oracles/kernelbench_like.json.
 
 The comparison is made in float64, as kaudit's own comparator makes it (oracle/compare.cpp): on
 half outputs torch.allclose in float16 would round the tolerance itself.
@@ -8,6 +10,8 @@ half outputs torch.allclose in float16 would round the tolerance itself.
 import torch
 
 import kaudit_checker
+
+TOLERANCE = {torch.float32: 1e-4, torch.float16: 1e-2, torch.bfloat16: 1e-2}
 
 
 def judge(trial):
@@ -17,9 +21,10 @@ def judge(trial):
         if out.shape != ref.shape:
             return False, f"output {i}: shape {tuple(out.shape)}, reference {tuple(ref.shape)}"
         ref = ref.to(out.dtype)  # as kaudit's comparator does (oracle/comparator.cpp)
-        if not torch.allclose(out.double(), ref.double(), rtol=1e-4, atol=1e-4):
+        tol = TOLERANCE.get(out.dtype, 1e-4)
+        if not torch.allclose(out.double(), ref.double(), rtol=tol, atol=tol):
             diff = (out.double() - ref.double()).abs().nan_to_num(float("inf")).max().item()
-            return False, f"output {i}: max |out - ref| {diff:.3g} beyond allclose(1e-4, 1e-4)"
+            return False, f"output {i}: max |out - ref| {diff:.3g} beyond allclose({tol:g}, {tol:g})"
     return True
 
 

@@ -46,7 +46,7 @@ HarnessRequest request(const std::filesystem::path& library, const at::Tensor& x
   rq.harness = spec;
   rq.library = library;
   rq.models = {{}};
-  rq.comparator = {ComparatorKind::Allclose, 1e-4, 1e-4, false};
+  rq.comparator = {ComparatorKind::Allclose, 1e-4, 1e-4, false, {}};
   for (int t = 0; t < trials; ++t) {
     HarnessTrial trial;
     trial.inputs = {x};

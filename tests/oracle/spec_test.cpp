@@ -1,5 +1,7 @@
 // Oracle specs: the built-in ones load, bad ones are rejected naming file, line and field, and the
 // three comparators mean what docs/ORACLES.md says.
+#include <algorithm>
+
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
@@ -130,16 +132,16 @@ TEST(OracleSpecs, AtPresetMovesTheTrialsAtTheSpecsPreset) {
 TEST(Comparators, AllcloseAbsoluteAndMagnitudeScaled) {
   auto ref = at::tensor({1000.0f, 1.0f, 0.0f});
   auto out = at::tensor({1000.5f, 1.0f, 0.0f});  // error 0.5 on a value of 1000
-  Comparator allclose{ComparatorKind::Allclose, 1e-3, 1e-3, false};
+  Comparator allclose{ComparatorKind::Allclose, 1e-3, 1e-3, false, {}};
   EXPECT_TRUE(apply_comparator(allclose, {out}, {ref}).ok);  // 0.5 <= 1e-3 + 1e-3*1000
-  Comparator absolute{ComparatorKind::Absolute, 0, 1e-3, false};
+  Comparator absolute{ComparatorKind::Absolute, 0, 1e-3, false, {}};
   auto abs_r = apply_comparator(absolute, {out}, {ref});
   EXPECT_FALSE(abs_r.ok);  // absolute ignores the magnitude
   EXPECT_EQ(abs_r.worst_index, 0);
   // magnitude-scaled: atol is multiplied by max(1, max|ref|) = 1000, so an error of 0.5 at the
   // small element passes too, where allclose would reject it.
   auto out2 = at::tensor({1000.0f, 1.5f, 0.0f});
-  Comparator scaled{ComparatorKind::MagnitudeScaled, 1e-4, 1e-3, false};
+  Comparator scaled{ComparatorKind::MagnitudeScaled, 1e-4, 1e-3, false, {}};
   EXPECT_TRUE(apply_comparator(scaled, {out2}, {ref}).ok);
   EXPECT_FALSE(apply_comparator(allclose, {out2}, {ref}).ok);
   // and with outputs below 1 the floor of 1 keeps atol as given
@@ -147,15 +149,62 @@ TEST(Comparators, AllcloseAbsoluteAndMagnitudeScaled) {
 }
 
 TEST(Comparators, ShapeMismatchFailsEvenWhenBroadcastable) {
-  Comparator c{ComparatorKind::Allclose, 1e-2, 1e-2, false};
+  Comparator c{ComparatorKind::Allclose, 1e-2, 1e-2, false, {}};
   auto r = apply_comparator(c, {at::zeros({1, 4})}, {at::zeros({4})});
   EXPECT_FALSE(r.ok);
   EXPECT_NE(r.reason.find("shape mismatch"), std::string::npos);
   EXPECT_FALSE(apply_comparator(c, {at::zeros({4})}, {}).ok);
 }
 
+// KernelBench's tolerance follows the precision it evaluates in: 1e-4 for float32 outputs, 1e-2 for
+// float16 and bfloat16 ones (suites/kernelbench.json's dtype_tolerance). A half output one ulp
+// off at 1.25 (|diff| 0.000977) fails at 1e-4 and passes at 1e-2; a float32 output with the same
+// error still fails.
+TEST(Comparators, DtypeToleranceSelectsByTheOutputsDtype) {
+  const auto specs = load_specs(KAUDIT_SUITES_DIR);
+  const auto kb = std::find_if(specs.begin(), specs.end(), [](const OracleSpec& s) { return s.name == "kernelbench"; });
+  ASSERT_NE(kb, specs.end());
+  const Comparator& c = kb->comparator;
+  EXPECT_EQ(c.tolerance_for(at::kFloat), (Tolerance{1e-4, 1e-4}));
+  EXPECT_EQ(c.tolerance_for(at::kHalf), (Tolerance{1e-2, 1e-2}));
+  EXPECT_EQ(c.tolerance_for(at::kBFloat16), (Tolerance{1e-2, 1e-2}));
+  EXPECT_EQ(c.tolerance_for(at::kLong), (Tolerance{1e-4, 1e-4}));  // integers compare exactly anyway
+  const auto ref = at::tensor({1.25f});
+  const auto half_out = at::tensor({1.25f + 0.0009765625f}).to(at::kHalf);
+  EXPECT_TRUE(apply_comparator(c, {half_out}, {ref}).ok);
+  EXPECT_FALSE(apply_comparator(c, {half_out.to(at::kFloat)}, {ref}).ok);
+  EXPECT_TRUE(apply_comparator(c, {half_out.to(at::kBFloat16)}, {ref}).ok);
+  Comparator plain = c;
+  plain.dtype_tolerance.clear();
+  EXPECT_FALSE(apply_comparator(plain, {half_out}, {ref}).ok);
+  // Each output by its own dtype: a float32 second output is held to 1e-4.
+  EXPECT_FALSE(apply_comparator(c, {half_out, half_out.to(at::kFloat)}, {ref, ref}).ok);
+  // An absolute comparator keeps rtol 0 whatever an entry says; the JSON round trip keeps entries.
+  Comparator abs{ComparatorKind::Absolute, 0, 1e-3, false, {{"float16", {0, 0.5}}}};
+  EXPECT_EQ(abs.tolerance_for(at::kHalf), (Tolerance{0, 0.5}));
+  EXPECT_EQ(comparator_from_json(comparator_to_json(abs)).dtype_tolerance, abs.dtype_tolerance);
+  EXPECT_FALSE(comparator_to_json(plain).contains("dtype_tolerance"));  // old specs keep their cache keys
+}
+
+TEST(OracleSpecs, BadDtypeToleranceNamesTheField) {
+  const std::string head = std::string(kHead) + "  \"comparator\": {\"kind\": \"allclose\", \"rtol\": 1e-4,\n";
+  const std::string tail = "},\n  \"trials\": [{}]\n}";
+  expect_error(head + "    \"dtype_tolerance\": {\"int64\": {\"atol\": 1}}" + tail, 5, "comparator.dtype_tolerance.int64",
+               "not a floating dtype");
+  expect_error(head + "    \"dtype_tolerance\": {\"float16\": {\"atol\": -1}}" + tail, 5,
+               "comparator.dtype_tolerance.float16.atol", ">= 0");
+  expect_error(head + "    \"dtype_tolerance\": {\"float16\": {\"rtol\": 0.01, \"tol\": 1}}" + tail, 5,
+               "comparator.dtype_tolerance.float16.tol", "unknown field");
+  expect_error(head + "    \"dtype_tolerance\": {\"float16\": {}}" + tail, 5, "comparator.dtype_tolerance.float16",
+               "bit-exact");
+  expect_error(head + "    \"dtype_tolerance\": []" + tail, 5, "comparator.dtype_tolerance", "output dtype");
+  const OracleSpec ok = parse_spec(head + "    \"dtype_tolerance\": {\"bfloat16\": {\"rtol\": 0.02, \"atol\": 0.01}}" + tail, "ok.json");
+  EXPECT_EQ(ok.comparator.tolerance_for(at::kBFloat16), (Tolerance{0.02, 0.01}));
+  EXPECT_EQ(ok.comparator.tolerance_for(at::kHalf), (Tolerance{1e-4, 0}));
+}
+
 TEST(Comparators, Fp64ReferenceIsCastToTheOutputDtype) {
-  Comparator c{ComparatorKind::Absolute, 0, 1e-12, false};
+  Comparator c{ComparatorKind::Absolute, 0, 1e-12, false, {}};
   auto ref = at::tensor({0.1}, at::kDouble);
   auto out = at::tensor({0.1f});  // 0.1f differs from 0.1 by 1.5e-9: passes only after the cast
   EXPECT_TRUE(apply_comparator(c, {out}, {ref}).ok);

@@ -200,7 +200,7 @@ kaudit::oracle::HarnessResult harness(const std::string& source, const at::Tenso
   const kaudit::cuda::CudaBuild b = compiler().build(source, "gpu_test.cu", "run");
   EXPECT_TRUE(b.ok) << b.diagnostics;
   rq.library = b.library;
-  rq.comparator = {kaudit::oracle::ComparatorKind::Allclose, 1e-2, 1e-2, false};
+  rq.comparator = {kaudit::oracle::ComparatorKind::Allclose, 1e-2, 1e-2, false, {}};
   rq.models = {{}};
   for (int t = 0; t < 2; ++t) {
     kaudit::oracle::HarnessTrial trial;

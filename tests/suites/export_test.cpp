@@ -29,7 +29,7 @@ const corpus::Corpus& fixture_corpus() {
 oracle::OracleSpec suite() {
   oracle::OracleSpec s;
   s.name = "export-test";
-  s.comparator = {oracle::ComparatorKind::Allclose, 0.01, 0.01, false};
+  s.comparator = {oracle::ComparatorKind::Allclose, 0.01, 0.01, false, {}};
   std::vector<oracle::Recipe> mixed, relu;
   int seed = 100;
   for (const char* d : {"uniform01", "uniform_sym", "normal", "log_uniform", "ones", "arange", "constant_rows", "one_hot",
