@@ -101,7 +101,7 @@ void run_legality(AuditRun& run, TaskRun& tr) {
         tr.oracle_why[o][i] = failed;
       } else {
         const auto c = oracle::judge_outputs(spec, judge_facts(tr, o, p), r.outputs);
-        if (const char* gate = oracle::gate_failure(spec.gates, r.launches)) tr.oracle_why[o][i] = gate;
+        if (const char* gate = oracle::gate_failure(spec.gates, r.launches, r.library_calls)) tr.oracle_why[o][i] = gate;
         else if (!c.ok) tr.oracle_why[o][i] = c.to_string();
       }
     }
@@ -196,7 +196,7 @@ void witness_mode_false_kills(AuditRun& run, TaskRun& tr) {
               why = std::string(runtime::to_string(r.status)) + " " + r.message.substr(0, 200);
             } else {
               const auto c = oracle::judge_outputs(spec, judge_facts(tr, o, p), r.outputs);
-              if (const char* gate = oracle::gate_failure(spec.gates, r.launches)) why = gate;
+              if (const char* gate = oracle::gate_failure(spec.gates, r.launches, r.library_calls)) why = gate;
               else if (!c.ok) why = c.to_string();
             }
           }

@@ -485,7 +485,7 @@ class MutantEvaluation {
           if (!tr_.is_trial[oi][p]) continue;
           const oracle::OracleSpec& spec = run_.options.oracles[oi];
           const auto& ref = oracle_reference(spec, tr_.prepared[p]);
-          if (const char* gate = oracle::gate_failure(spec.gates, r.launches)) why[oi] = gate;
+          if (const char* gate = oracle::gate_failure(spec.gates, r.launches, r.library_calls)) why[oi] = gate;
           else if (!oracle::judge_outputs(spec, judge_facts(tr_, oi, p), r.outputs).ok) why[oi] = oracle::mismatch_cause(r.outputs, ref);
         }
       }

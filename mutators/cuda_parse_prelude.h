@@ -1039,6 +1039,10 @@ class Tensor {
   Tensor& copy_(const Tensor& src);
   Tensor sum() const;
   Tensor mean() const;
+  Tensor matmul(const Tensor& other) const;
+  Tensor mm(const Tensor& other) const;
+  Tensor bmm(const Tensor& other) const;
+  Tensor addmm(const Tensor& a, const Tensor& b, const Scalar& beta = 1, const Scalar& alpha = 1) const;
   Tensor div(const Scalar& v) const;
   Tensor& div_(const Scalar& v);
   Tensor& mul_(const Scalar& v);
@@ -1078,6 +1082,11 @@ Tensor zeros_like(const Tensor& t, TensorOptions options = {});
 Tensor ones_like(const Tensor& t, TensorOptions options = {});
 Tensor empty_strided(IntArrayRef size, IntArrayRef stride, TensorOptions options = {});
 Tensor arange(const Scalar& end, TensorOptions options = {});
+Tensor matmul(const Tensor& a, const Tensor& b);
+Tensor mm(const Tensor& a, const Tensor& b);
+Tensor bmm(const Tensor& a, const Tensor& b);
+Tensor addmm(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& beta = 1, const Scalar& alpha = 1);
+Tensor linear(const Tensor& x, const Tensor& w, const c10::optional<Tensor>& bias = {});
 
 namespace cuda {
 class CUDAStream {
@@ -1127,6 +1136,11 @@ using c10::TensorOptions;
 using c10::TypeMeta;
 inline TensorOptions dtype(ScalarType t) { return TensorOptions(t); }
 inline TensorOptions device(DeviceType d) { return TensorOptions(d); }
+namespace nn {
+namespace functional {
+using at::linear;
+}  // namespace functional
+}  // namespace nn
 }  // namespace torch
 
 // <cooperative_groups.h>: the block and its warp tiles (declarations; device only).

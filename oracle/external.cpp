@@ -367,8 +367,17 @@ void resolve_checker_inputs(OracleSpec& spec, const corpus::Corpus& corpus, cons
   }
 }
 
-const char* gate_failure(const Gates& gates, int launches) {
-  return gates.kernel_launched && launches == 0 ? "no-launch" : nullptr;
+const char* gate_failure(const Gates& gates, int launches, int library_calls) {
+  if (gates.kernel_launched && launches == 0) return "no-launch";
+  if (gates.no_library_compute && library_calls > 0) return "library-compute";
+  return nullptr;
+}
+
+std::string gate_reason(const std::string& cause) {
+  if (cause == "no-launch") return "the candidate launched no kernel (the spec's gate kernel_launched)";
+  if (cause == "library-compute")
+    return "the candidate computed with the library (a torch matmul, addmm, linear...: the spec's gate no_library_compute)";
+  return cause;
 }
 
 CompareResult judge_outputs(const OracleSpec& spec, const JudgeFacts& facts, const std::vector<at::Tensor>& outputs) {

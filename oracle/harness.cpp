@@ -284,6 +284,8 @@ HarnessResult run_harness_once(runtime::IsolatedRunner& runner, const HarnessReq
     r.message = t.value("message", "");
     r.over_thread_budget = t.value("thread_budget", false);
     if (t.contains("launches") && t.at("launches").is_number_integer()) r.launches = t.at("launches").get<int>();
+    if (t.contains("library_calls") && t.at("library_calls").is_number_integer())
+      r.library_calls = t.at("library_calls").get<int>();
     const std::size_t n = t.value("outputs", std::size_t{0});
     for (std::size_t k = 0; k < n && next < ex.tensors.size(); ++k) r.outputs.push_back(ex.tensors[next++]);
     result.trials.push_back(std::move(r));
@@ -328,8 +330,8 @@ HarnessVerdict harness_verdict(const HarnessRequest& request, const HarnessResul
     }
     if (r.outputs.empty() && t + 1 < result.trials.size()) continue;  // ran before a death: it passed
     if (t >= request.trials.size()) break;
-    if (const char* gate = gate_failure(request.gates, r.launches))
-      return {true, static_cast<int>(t), gate, "the candidate launched no kernel (the spec's gate kernel_launched)"};
+    if (const char* gate = gate_failure(request.gates, r.launches, r.library_calls))
+      return {true, static_cast<int>(t), gate, gate_reason(gate)};
     const CompareResult c = judge ? judge(t, r.outputs)
                                   : apply_comparator(request.comparator, r.outputs, request.trials[t].judge_reference);
     if (!c.ok) return {true, static_cast<int>(t), mismatch_cause(r.outputs, request.trials[t].judge_reference), c.to_string()};
@@ -512,6 +514,7 @@ class ModelledDevice final : public HarnessDevice {
     else if (r.threw) result = {{"status", "exception"}, {"message", r.message}};
     else result = {{"status", "ok"}, {"message", ""}};
     result["launches"] = r.launches;
+    result["library_calls"] = r.library_calls;
     outputs = std::move(r.outputs);
   }
   void compare(const Comparator& c, const std::vector<at::Tensor>& host_reference,

@@ -113,6 +113,7 @@ struct HarnessTrialResult {
   std::string message;
   std::vector<at::Tensor> outputs;  // when status is ok
   int launches = -1;                // kernels it launched (-1: not recorded)
+  int library_calls = -1;           // library compute calls it made (-1: not recorded)
 };
 
 struct HarnessResult {

@@ -113,9 +113,9 @@ OracleVerdict Judge::judge(const OracleSpec& spec, const corpus::Task& task, con
       const JudgeFacts facts{&task, t.name, i, &t.dims, &t.inputs, fp64 ? &t.other : &t.reference,
                              fp64 ? &t.reference : &t.other};
       o.compare = judge_outputs(spec, facts, r.trials[i].outputs);
-      if (const char* gate = gate_failure(spec.gates, r.trials[i].launches)) {
+      if (const char* gate = gate_failure(spec.gates, r.trials[i].launches, r.trials[i].library_calls)) {
         o.compare.ok = false;
-        o.compare.reason = std::string(gate) + ": the candidate launched no kernel (the spec's gate kernel_launched)";
+        o.compare.reason = std::string(gate) + ": " + gate_reason(gate);
       }
       // A trial that ran before the worker died left no outputs: it passed.
       o.passed = o.compare.ok || (r.trials[i].outputs.empty() && i + 1 < r.trials.size());

@@ -243,11 +243,14 @@ OracleSpec parse_spec(const std::string& text, const fs::path& file) {
   }
   if (j.contains("gates")) {
     const json& g = j.at("gates");
-    if (!g.is_object()) ck.fail("/gates", "gates", "must be an object: {\"kernel_launched\": true}");
-    ck.known_fields(g, "/gates", "gates.", {"kernel_launched"});
-    if (g.contains("kernel_launched")) {
-      if (!g.at("kernel_launched").is_boolean()) ck.fail("/gates/kernel_launched", "gates.kernel_launched", "must be true or false");
-      s.gates.kernel_launched = g.at("kernel_launched").get<bool>();
+    if (!g.is_object())
+      ck.fail("/gates", "gates", "must be an object: {\"kernel_launched\": true, \"no_library_compute\": true}");
+    ck.known_fields(g, "/gates", "gates.", {"kernel_launched", "no_library_compute"});
+    for (const auto& [key, flag] : {std::pair<const char*, bool*>{"kernel_launched", &s.gates.kernel_launched},
+                                    std::pair<const char*, bool*>{"no_library_compute", &s.gates.no_library_compute}}) {
+      if (!g.contains(key)) continue;
+      if (!g.at(key).is_boolean()) ck.fail("/gates/" + std::string(key), "gates." + std::string(key), "must be true or false");
+      *flag = g.at(key).get<bool>();
     }
   }
   const bool per_task = j.contains("task_trials");
@@ -340,7 +343,11 @@ json spec_to_json(const OracleSpec& s) {
           {"comparator", comparator_to_json(s.comparator)},
           {"trials", trials},
           {"harness", {{"order", order_name(s.harness.order)}, {"inputs", inputs_name(s.harness.inputs)}}}};
-  if (s.gates.any()) j["gates"] = {{"kernel_launched", s.gates.kernel_launched}};
+  if (s.gates.any()) {
+    j["gates"] = {{"kernel_launched", s.gates.kernel_launched}};
+    // Only when set: a spec gated on launches alone keeps the JSON, and the cache key, it had.
+    if (s.gates.no_library_compute) j["gates"]["no_library_compute"] = true;
+  }
   if (s.external) {
     // The command and the bytes of every file it names: an edited checker is another oracle, so
     // cached verdicts of the old one are not reused.

@@ -91,12 +91,19 @@ const char* inputs_name(HarnessInputs i);  // "shared", "cloned"
 // ../shared/FACTS.md section 2). Checked on every completed run a verdict is given on.
 struct Gates {
   bool kernel_launched = false;  // a run that launched no kernel fails, cause "no-launch"
-  bool any() const { return kernel_launched; }
+  // A run that made a library compute call through torch (matmul, mm, bmm, addmm, linear: the
+  // torch facade counts them) fails, cause "library-compute": the gym's "no fallback to library
+  // compute". Views, copies, fills and allocations are not compute.
+  bool no_library_compute = false;
+  bool any() const { return kernel_launched || no_library_compute; }
   bool operator==(const Gates&) const = default;
 };
-// The cause a completed run with `launches` kernels launched fails `gates` with, or nullptr.
-// launches < 0 (not recorded: the CUDA backend) fails no gate; commands refuse gated specs there.
-const char* gate_failure(const Gates& gates, int launches);
+// The cause a completed run with `launches` kernels launched and `library_calls` library compute
+// calls fails `gates` with ("no-launch", "library-compute"), or nullptr. A count < 0 (not recorded:
+// the CUDA backend) fails no gate; commands refuse gated specs there.
+const char* gate_failure(const Gates& gates, int launches, int library_calls);
+// The words for a gate's cause, for verdict details.
+std::string gate_reason(const std::string& cause);
 
 // Where an external spec's checker lives once started (oracle/external.cpp): the parser makes the
 // slot, the first judgement starts the checker, so the parser needs none of the checker's code.
@@ -115,7 +122,7 @@ struct OracleSpec {
   std::vector<Recipe> trials;
   std::map<std::string, std::vector<Recipe>> task_trials;
   HarnessSpec harness;
-  Gates gates;  // "gates": {"kernel_launched": true}
+  Gates gates;  // "gates": {"kernel_launched": true, "no_library_compute": true}
   // "kind": "external" (oracle/external.h): the verdict on a completed run is the checker
   // command's; `comparator` then only models the checker's comparison on the device (the
   // temporaries it allocates), and is allclose 1e-4 unless the spec gives one.

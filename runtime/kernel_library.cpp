@@ -53,6 +53,7 @@ EntryResult KernelLibrary::call(const std::vector<EntryArg>& args, const rt::Run
                          err, sizeof err);
   r.fault = rt::end_run();
   r.launches = rt::launches_in_run();
+  r.library_calls = rt::library_calls_in_run();
   for (auto* h : handles) rt::t_release(h);
   r.threw = rc != 0;
   r.message = err;

@@ -29,6 +29,7 @@ struct EntryResult {
   std::string message;
   rt::Fault fault;               // launch error / divergence recorded by the emulator
   int launches = 0;              // kernels the call launched
+  int library_calls = 0;         // library compute calls it made through the torch facade
   std::vector<at::Tensor> outputs;
 };
 

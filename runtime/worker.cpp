@@ -404,6 +404,7 @@ json serve_one(const json& req, std::vector<at::Tensor>& tensors, std::vector<at
   else if (r.threw) resp = {{"status", "exception"}, {"message", r.message}};
   else resp = {{"status", "ok"}, {"message", ""}};
   resp["launches"] = r.launches;
+  resp["library_calls"] = r.library_calls;
   if (resp["status"] == "ok") outputs = std::move(r.outputs);
   return resp;
 }
@@ -1372,6 +1373,8 @@ RunResult IsolatedRunner::run(const RunRequest& request) {
   result.outputs = std::move(ex.tensors);
   if (ex.reply.is_object() && ex.reply.contains("launches") && ex.reply.at("launches").is_number_integer())
     result.launches = ex.reply.at("launches").get<int>();
+  if (ex.reply.is_object() && ex.reply.contains("library_calls") && ex.reply.at("library_calls").is_number_integer())
+    result.library_calls = ex.reply.at("library_calls").get<int>();
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return result;
 }

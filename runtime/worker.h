@@ -58,6 +58,7 @@ struct RunResult {
   std::string message;
   std::vector<at::Tensor> outputs;
   int launches = -1;  // kernels the run launched, as the worker tells it (-1: not recorded, the CUDA backend)
+  int library_calls = -1;  // library compute calls it made (torch facade), likewise
   double seconds = 0;
 };
 

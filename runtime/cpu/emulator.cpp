@@ -50,6 +50,7 @@ struct RunState {
   std::atomic<std::size_t> max_dynamic_smem{kDefaultMaxDynamicSmem};
   std::uint64_t thread_units = 0;  // started by the run's launches so far (all from one host thread)
   std::atomic<int> launches{0};    // kernels the run started (a launch refused at configuration is none)
+  std::atomic<int> library_calls{0};  // library compute calls through the torch facade
   Fault fault;  // first fault, guarded by mu
 };
 RunState& run_state() {
@@ -818,10 +819,13 @@ void begin_run(const RunOptions& options) {
   s.max_dynamic_smem = kDefaultMaxDynamicSmem;
   s.thread_units = 0;
   s.launches = 0;
+  s.library_calls = 0;
   s.fault = Fault{};
 }
 
 int launches_in_run() { return run_state().launches.load(); }
+void note_library_call() { ++run_state().library_calls; }
+int library_calls_in_run() { return run_state().library_calls.load(); }
 
 Fault end_run() {
   RunState& s = run_state();

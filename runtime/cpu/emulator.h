@@ -61,5 +61,9 @@ Fault end_run();
 // The kernels the run has launched so far (the gate "a kernel must launch": oracle/spec.h). Kernel
 // code runs in this process and could change it: a statistic of the run, as its outputs are.
 int launches_in_run();
+// Library compute calls the run has made through the torch facade (t_matmul, t_addmm, ...: the
+// gate "no library compute"); a statistic of the run like launches_in_run.
+void note_library_call();
+int library_calls_in_run();
 
 }  // namespace kaudit::rt

@@ -9,6 +9,7 @@
 
 #include "kaudit_cpu/abi.h"
 #include "runtime/cpu/device_memory.h"
+#include "runtime/cpu/emulator.h"
 
 namespace kaudit::rt {
 
@@ -56,6 +57,26 @@ TensorHandle* t_full(const std::int64_t* sizes, std::size_t n, int dtype, double
 TensorHandle* t_contiguous(const TensorHandle* h) { return make(h->tensor.contiguous()); }
 TensorHandle* t_to_dtype(const TensorHandle* h, int dtype) { return make(h->tensor.to((at::ScalarType)dtype)); }
 TensorHandle* t_clone(const TensorHandle* h) { return make(h->tensor.clone()); }
+TensorHandle* t_matmul(const TensorHandle* a, const TensorHandle* b) {
+  note_library_call();
+  return make(at::matmul(a->tensor, b->tensor));
+}
+TensorHandle* t_mm(const TensorHandle* a, const TensorHandle* b) {
+  note_library_call();
+  return make(at::mm(a->tensor, b->tensor));
+}
+TensorHandle* t_bmm(const TensorHandle* a, const TensorHandle* b) {
+  note_library_call();
+  return make(at::bmm(a->tensor, b->tensor));
+}
+TensorHandle* t_addmm(const TensorHandle* c, const TensorHandle* a, const TensorHandle* b, double beta, double alpha) {
+  note_library_call();
+  return make(at::addmm(c->tensor, a->tensor, b->tensor, beta, alpha));
+}
+TensorHandle* t_linear(const TensorHandle* x, const TensorHandle* w, const TensorHandle* bias) {
+  note_library_call();
+  return make(bias ? at::linear(x->tensor, w->tensor, bias->tensor) : at::linear(x->tensor, w->tensor));
+}
 TensorHandle* t_view(const TensorHandle* h, const std::int64_t* sizes, std::size_t n, bool reshape) {
   return make(reshape ? h->tensor.reshape(dims(sizes, n)) : h->tensor.view(dims(sizes, n)));
 }

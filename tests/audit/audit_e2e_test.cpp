@@ -743,6 +743,48 @@ TEST(AuditCommand, TheLaunchGateKillsWrappersThatLaunchNothing) {
   for (const auto& o : summary["oracles"]) EXPECT_EQ(o["false_kills"], 0) << o["oracle"];
 }
 
+// The gym's other gate, "no fallback to library compute" (examples/oracles/gym_v9_gates.json): the
+// hybrid kernel whose GEMM is torch::addmm and whose tail is its own kernel computes the right
+// answer and is rejected by the gated checker on every correct-set member, cause library-compute;
+// the warp-per-output kernel of the same task, which computes everything itself, is not; the
+// ungated gym-v9 accepts both.
+TEST(AuditCommand, TheLibraryGateRejectsHybridKernelsWhateverTheirOutput) {
+  const auto out = std::filesystem::path(KAUDIT_TEST_CACHE) / "audit_library_gate_out";
+  std::filesystem::remove_all(out);
+  const auto spec = std::filesystem::path(KAUDIT_EXAMPLES_DIR) / "oracles" / "gym_v9_gates.json";
+  const auto r = kaudit::run_process({KAUDIT_EXE, "audit", "--kernel", "matmul_swish_scaling/mss_library_gemm_tail",
+                                      "--kernel", "matmul_swish_scaling/mss_warp_dot", "--rule", "hack-remove-launch",
+                                      "--oracle", "gym-v9", "--oracle", spec.string(), "--cache", KAUDIT_TEST_CACHE,
+                                      "--out", out.string()},
+                                     1200);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream summary_file(out / "summary.json");
+  const nlohmann::json summary = nlohmann::json::parse(summary_file);
+  int hybrid_rejected = 0;
+  for (const auto& o : summary["oracles"]) {
+    if (o["oracle"] == "gym-v9") {
+      EXPECT_EQ(o["false_kills"], 0) << o["false_kill_list"];
+      continue;
+    }
+    ASSERT_EQ(o["oracle"], "gym-v9-gates");
+    for (const auto& f : o["false_kill_list"]) {
+      const std::string member = f["member"];
+      EXPECT_EQ(member.rfind("matmul_swish_scaling/mss_library_gemm_tail", 0), 0u) << f;
+      EXPECT_NE(f["detail"].get<std::string>().find("library-compute"), std::string::npos) << f;
+      ++hybrid_rejected;
+    }
+  }
+  EXPECT_GE(hybrid_rejected, 1);
+  // The vector tail's launch removed: nothing launches on the gym's shapes, the launch gate fails
+  // first. The scalar tail's removed: the vector tail still runs there, and the library gate fails
+  // it (the ungated gym-v9 misses it: its trials never take the scalar path).
+  std::map<std::string, int> causes;
+  for (const auto& m : read_jsonl(out / "kill-matrix.jsonl"))
+    if (m["witnessed"].get<bool>() && m["kernel"] == "matmul_swish_scaling/mss_library_gemm_tail")
+      ++causes[m["cause"].value("gym-v9-gates", "missed")];
+  EXPECT_EQ(causes, (std::map<std::string, int>{{"library-compute", 1}, {"no-launch", 1}}));
+}
+
 TEST(AuditLegality, SignMixedTimes300OnAK4096SumIsIllegalSameSignStaysLegal) {
   // At KernelBench's current tolerance (1e-4) the correct kernels and the float32 reference part
   // from the float64 sum on sign-mixed inputs scaled by 300 (cancellation leaves outputs small

@@ -65,12 +65,22 @@ TEST(OracleSpecs, GatesParseAndBadOnesNameTheField) {
   const std::string body = "  \"comparator\": {\"kind\": \"allclose\", \"rtol\": 0.1},\n  \"trials\": [{}],\n";
   const auto s = parse_spec(std::string(kHead) + body + "  \"gates\": {\"kernel_launched\": true}\n}", "g.json");
   EXPECT_TRUE(s.gates.kernel_launched);
-  EXPECT_STREQ(kaudit::oracle::gate_failure(s.gates, 0), "no-launch");
-  EXPECT_EQ(kaudit::oracle::gate_failure(s.gates, 1), nullptr);
-  EXPECT_EQ(kaudit::oracle::gate_failure(s.gates, -1), nullptr);  // not recorded
-  EXPECT_EQ(kaudit::oracle::gate_failure({}, 0), nullptr);        // no gate
-  EXPECT_EQ(kaudit::oracle::spec_to_json(s).at("gates").at("kernel_launched"), true);
+  EXPECT_STREQ(kaudit::oracle::gate_failure(s.gates, 0, 0), "no-launch");
+  EXPECT_EQ(kaudit::oracle::gate_failure(s.gates, 1, 0), nullptr);
+  EXPECT_EQ(kaudit::oracle::gate_failure(s.gates, 1, 3), nullptr);   // library calls: not this gate's business
+  EXPECT_EQ(kaudit::oracle::gate_failure(s.gates, -1, -1), nullptr);  // not recorded
+  EXPECT_EQ(kaudit::oracle::gate_failure({}, 0, 1), nullptr);         // no gate
+  EXPECT_EQ(kaudit::oracle::spec_to_json(s).at("gates"), (nlohmann::json{{"kernel_launched", true}}));  // the old cache key
+  const auto lib = parse_spec(std::string(kHead) + body + "  \"gates\": {\"no_library_compute\": true}\n}", "g.json");
+  EXPECT_TRUE(lib.gates.any());
+  EXPECT_STREQ(kaudit::oracle::gate_failure(lib.gates, 1, 1), "library-compute");
+  EXPECT_EQ(kaudit::oracle::gate_failure(lib.gates, 0, 0), nullptr);    // launching nothing is the other gate's
+  EXPECT_EQ(kaudit::oracle::gate_failure(lib.gates, 2, -1), nullptr);   // not recorded
+  EXPECT_EQ(kaudit::oracle::spec_to_json(lib).at("gates").at("no_library_compute"), true);
+  EXPECT_NE(kaudit::oracle::gate_reason("library-compute").find("no_library_compute"), std::string::npos);
   expect_error(std::string(kHead) + body + "  \"gates\": {\"no_fallback\": true}\n}", 6, "gates.no_fallback", "unknown field");
+  expect_error(std::string(kHead) + body + "  \"gates\": {\"no_library_compute\": \"yes\"}\n}", 6,
+               "gates.no_library_compute", "must be true or false");
   expect_error(std::string(kHead) + body + "  \"gates\": {\"kernel_launched\": 1}\n}", 6, "gates.kernel_launched",
                "must be true or false");
 }

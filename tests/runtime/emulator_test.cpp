@@ -630,4 +630,45 @@ std::vector<torch::Tensor> run(torch::Tensor x) {
   EXPECT_LT(rel, 1e-4f);   // but it stays an approximation of exp
 }
 
+// ---- library compute ----------------------------------------------------------------------------
+// A hybrid wrapper's GEMM goes to the library (torch::addmm, torch::linear, matmul...): on the CPU
+// backend ATen computes it, and each call is counted for the gate "no library compute", next to
+// the wrapper's own launches. Views and allocations are not compute.
+const char* kHybrid = R"(
+#include <torch/extension.h>
+__global__ void relu_inplace(float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = y[i] > 0.0f ? y[i] : 0.0f;
+}
+torch::Tensor run(torch::Tensor x, torch::Tensor w, torch::Tensor b, int64_t how) {
+  torch::Tensor y;
+  if (how == 0) y = torch::addmm(b, x, w.t());
+  else if (how == 1) y = torch::nn::functional::linear(x, w, b);
+  else if (how == 2) y = torch::matmul(x, w.t().contiguous()).contiguous();  // two views, one product
+  else y = x.mm(w.t()).view({x.size(0), w.size(0)});
+  int n = y.numel();
+  relu_inplace<<<(n + 127) / 128, 128>>>(y.data_ptr<float>(), n);
+  return y;
+}
+)";
+
+TEST(Emulator, LibraryComputeIsDoneByAtenAndCounted) {
+  const auto x = at::randn({5, 7}, at::TensorOptions().dtype(at::kFloat));
+  const auto w = at::randn({3, 7}, at::TensorOptions().dtype(at::kFloat));
+  const auto b = at::randn({3}, at::TensorOptions().dtype(at::kFloat));
+  for (int64_t how = 0; how < 4; ++how) {
+    auto r = build_and_run(kHybrid, "run", {x, w, b, how});
+    ASSERT_EQ(r.build_error, "");
+    ASSERT_EQ(r.result.status, Status::Ok) << how << ": " << r.result.message;
+    const auto expected = how < 2 ? at::relu(at::addmm(b, x, w.t())) : at::relu(at::mm(x, w.t()));
+    EXPECT_TRUE(at::allclose(r.result.outputs.at(0), expected, 1e-5, 1e-6)) << how;
+    EXPECT_EQ(r.result.launches, 1) << how;
+    EXPECT_EQ(r.result.library_calls, 1) << how;
+  }
+  // A wrapper without library compute counts none.
+  auto plain = build_and_run(kReverse, "run", {arange_f(256), int64_t(1)});
+  ASSERT_EQ(plain.result.status, Status::Ok);
+  EXPECT_EQ(plain.result.library_calls, 0);
+}
+
 }  // namespace

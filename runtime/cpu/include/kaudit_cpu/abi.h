@@ -95,5 +95,13 @@ TensorHandle* t_flatten(const TensorHandle*, std::int64_t start, std::int64_t en
 TensorHandle* t_expand(const TensorHandle*, const std::int64_t* sizes, std::size_t n);
 void t_fill(TensorHandle*, double value);
 void t_copy(TensorHandle* dst, const TensorHandle* src);
+// Library compute: the matrix products a hybrid wrapper hands to cuBLAS through torch, done here
+// by ATen on the host and counted per run (library_calls_in_run, runtime/cpu/emulator.h), so that a
+// spec's gate "no library compute" sees them. `bias` of t_linear may be null.
+TensorHandle* t_matmul(const TensorHandle* a, const TensorHandle* b);
+TensorHandle* t_mm(const TensorHandle* a, const TensorHandle* b);
+TensorHandle* t_bmm(const TensorHandle* a, const TensorHandle* b);
+TensorHandle* t_addmm(const TensorHandle* c, const TensorHandle* a, const TensorHandle* b, double beta, double alpha);
+TensorHandle* t_linear(const TensorHandle* x, const TensorHandle* w, const TensorHandle* bias);
 
 }  // namespace kaudit::rt

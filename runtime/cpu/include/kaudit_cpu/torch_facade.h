@@ -368,6 +368,16 @@ class Tensor {
   Tensor narrow(std::int64_t d, std::int64_t st, std::int64_t len) const { return adopt(::kaudit::rt::t_narrow(need(), d, st, len)); }
   Tensor select(std::int64_t d, std::int64_t i) const { return adopt(::kaudit::rt::t_select(need(), d, i)); }
   Tensor expand(c10::IntArrayRef s, bool = false) const { return adopt(::kaudit::rt::t_expand(need(), s.data(), s.size())); }
+  // Library compute: what a hybrid wrapper hands to cuBLAS (the big GEMM, its own kernel doing the
+  // tail), done by ATen in the runtime and counted per run for the gate "no library compute".
+  Tensor matmul(const Tensor& o) const { return adopt(::kaudit::rt::t_matmul(need(), o.need())); }
+  Tensor mm(const Tensor& o) const { return adopt(::kaudit::rt::t_mm(need(), o.need())); }
+  Tensor bmm(const Tensor& o) const { return adopt(::kaudit::rt::t_bmm(need(), o.need())); }
+  Tensor addmm(const Tensor& a, const Tensor& b, c10::Scalar beta = 1, c10::Scalar alpha = 1) const {
+    return adopt(::kaudit::rt::t_addmm(need(), a.need(), b.need(), beta.toDouble(), alpha.toDouble()));
+  }
+  // x @ w^T (+ bias when `bias` is defined), as torch::linear.
+  friend Tensor linear(const Tensor& x, const Tensor& w, const Tensor& bias);
   Tensor& zero_() { ::kaudit::rt::t_fill(need(), 0.0); return *this; }
   Tensor& fill_(c10::Scalar v) { ::kaudit::rt::t_fill(need(), v.toDouble()); return *this; }
   Tensor& copy_(const Tensor& src, bool = false) { ::kaudit::rt::t_copy(need(), src.need()); return *this; }
@@ -400,6 +410,19 @@ inline Tensor zeros_like(const Tensor& t, c10::TensorOptions o = {}) { return ze
 inline Tensor ones_like(const Tensor& t, c10::TensorOptions o = {}) { return ones(t.sizes(), like_options(t, o)); }
 inline Tensor full_like(const Tensor& t, c10::Scalar v, c10::TensorOptions o = {}) { return full(t.sizes(), v, like_options(t, o)); }
 inline Tensor empty_strided(c10::IntArrayRef s, c10::IntArrayRef, c10::TensorOptions o = {}) { return empty(s, o); }
+inline Tensor matmul(const Tensor& a, const Tensor& b) { return a.matmul(b); }
+inline Tensor mm(const Tensor& a, const Tensor& b) { return a.mm(b); }
+inline Tensor bmm(const Tensor& a, const Tensor& b) { return a.bmm(b); }
+inline Tensor addmm(const Tensor& c, const Tensor& a, const Tensor& b, c10::Scalar beta = 1, c10::Scalar alpha = 1) {
+  return c.addmm(a, b, beta, alpha);
+}
+inline Tensor linear(const Tensor& x, const Tensor& w, const Tensor& bias) {
+  return Tensor::adopt(::kaudit::rt::t_linear(x.need(), w.need(), bias.defined() ? bias.need() : nullptr));
+}
+inline Tensor linear(const Tensor& x, const Tensor& w) { return linear(x, w, Tensor()); }
+inline Tensor linear(const Tensor& x, const Tensor& w, const c10::optional<Tensor>& bias) {
+  return linear(x, w, bias ? *bias : Tensor());
+}
 using c10::Half;
 using c10::BFloat16;
 using c10::IntArrayRef;
@@ -426,6 +449,9 @@ using c10::dtype;
 using c10::device;
 using c10::requires_grad;
 namespace autograd { using at::Tensor; }
+namespace nn::functional {
+using at::linear;
+}  // namespace nn::functional
 }  // namespace torch
 
 // AT_DISPATCH_*: a switch over the runtime dtype defining scalar_t, then calling the lambda.
