@@ -1,6 +1,7 @@
 #include "audit/scoring.h"
 
 #include <cstdio>
+#include <set>
 
 namespace kaudit::audit {
 
@@ -45,8 +46,22 @@ std::vector<OracleScore> score_oracles(const std::vector<ScoredMutant>& mutants,
       s.causes[f];
       s.strict_causes[f];
     }
+    // The kernels whose own original this oracle rejects, per mode (see scoring.h).
+    std::set<std::string> rejected, strict_rejected;
+    for (const auto& fk : false_kills)
+      if (fk.oracle == name) rejected.insert(fk.member);
+    for (const auto& fk : strict_false_kills)
+      if (fk.oracle == name) strict_rejected.insert(fk.member);
     for (const auto& m : mutants) {
-      const bool killed = lookup(m.killed_by, name), strict = lookup(m.strict_killed_by, name);
+      bool killed = lookup(m.killed_by, name), strict = lookup(m.strict_killed_by, name);
+      if (killed && rejected.count(m.kernel)) {
+        killed = false;
+        s.kills_of_rejected_originals += m.witnessed;
+      }
+      if (strict && strict_rejected.count(m.kernel)) {
+        strict = false;
+        s.strict_kills_of_rejected_originals += m.witnessed;
+      }
       const bool fault = m.family != mutators::Family::RewardHack;
       count(s.per_family[m.family], m.witnessed, killed);
       count(s.per_rule[m.rule], m.witnessed, killed);
@@ -109,12 +124,14 @@ nlohmann::json to_json(const OracleScore& s) {
           {"per_task", tasks},
           {"false_kills", s.false_kills.size()},
           {"false_kill_list", fk},
+          {"kills_of_rejected_originals", s.kills_of_rejected_originals},
           {"kills_by_cause", causes},
           {"oracle_witnessed", {{"per_family", fam_ow}, {"faults", to_json(s.faults_oracle_witnessed)}}},
           {"witness_mode", {{"per_family", fam_strict},
                             {"faults", to_json(s.faults_strict)},
                             {"kills_by_cause", strict_causes},
                             {"false_kills", s.strict_false_kills.size()},
+                            {"kills_of_rejected_originals", s.strict_kills_of_rejected_originals},
                             {"false_kill_list", sfk}}}};
 }
 

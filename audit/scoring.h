@@ -16,6 +16,14 @@
 // reported before oracle mode, and how far that overstated detection), and a second denominator,
 // the mutants also witnessed in oracle mode (faults that show on a GPU at all: the reference
 // study counted only those), with the miss rate over it. Kills are counted by cause.
+//
+// A checker that rejects a kernel's own original (a false kill of that very kernel, not of a
+// neutral variant) cannot tell that kernel's mutants from it: rejecting them shows nothing, so
+// such kills count as misses, per mode (its oracle-mode false kills for its verdicts, its witness-
+// mode ones for witness mode's), and are counted apart (`kills_of_rejected_originals`). This is
+// the mutation-testing rule that a mutant is killed when the verdict differs from the original's.
+// Without it a gate that rejects a whole kernel (a hybrid under "no library compute"), or a
+// tolerance below a half kernel's rounding, would "detect" every one of its mutants.
 #pragma once
 
 #include <cstddef>
@@ -86,6 +94,8 @@ struct OracleScore {
   Tally faults_strict;
   std::map<mutators::Family, CauseCounts> causes, strict_causes;  // kills of witnessed mutants
   CauseCounts fault_causes, fault_strict_causes;                  // the six fault families
+  // Witnessed mutants it rejects whose original kernel it rejects too, counted as missed above.
+  std::size_t kills_of_rejected_originals = 0, strict_kills_of_rejected_originals = 0;
   std::vector<FalseKill> false_kills;         // oracle mode
   std::vector<FalseKill> strict_false_kills;  // witness mode
 };

@@ -138,6 +138,7 @@ BundleSummary write_gpu_bundle(const corpus::Corpus& corpus, const std::vector<o
       params.push_back({{"name", name}, {"tensor", put_tensor(options.out, ref.parameter(name))}});
     t["parameters"] = params;
     t["dims"] = dims;
+    t["precision"] = oracle::evaluation_precision(task);
     tasks[task.name] = t;
     for (const auto& [kid, k] : kernel_of) {
       if (k->task != task.name) continue;
@@ -180,12 +181,14 @@ BundleSummary write_gpu_bundle(const corpus::Corpus& corpus, const std::vector<o
   }
   json check_list = json::array();
   for (const auto& check : checks) {
+    if (check.gates.any())
+      throw std::runtime_error(check.name + ": the GPU replica does not model the spec's gates (launches, library calls)");
     if (check.comparator.kind != oracle::ComparatorKind::Allclose || check.harness != oracle::HarnessSpec{})
       throw std::runtime_error(check.name + ": the GPU replica runs KernelBench's loop (allclose, reference first, "
                                "shared inputs) only");
     json entry = {{"name", check.name}, {"rtol", check.comparator.rtol}, {"atol", check.comparator.atol},
                   {"reference", oracle::precision_name(check.reference)}};
-    // calibrate.py picks these by the output's dtype, as Comparator::tolerance_for does.
+    // calibrate.py picks these by the task's precision, as Comparator::tolerance_for does.
     if (const json c = oracle::comparator_to_json(check.comparator); c.contains("dtype_tolerance"))
       entry["dtype_tolerance"] = c.at("dtype_tolerance");
     check_list.push_back(entry);

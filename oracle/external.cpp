@@ -382,7 +382,7 @@ std::string gate_reason(const std::string& cause) {
 
 CompareResult judge_outputs(const OracleSpec& spec, const JudgeFacts& facts, const std::vector<at::Tensor>& outputs) {
   if (spec.external) return external_checker(spec).judge(facts, outputs);
-  return apply_comparator(spec.comparator, outputs,
+  return apply_comparator(spec.comparator.resolved(evaluation_precision(*facts.task)), outputs,
                           spec.reference == ReferencePrecision::Fp64 ? *facts.ref64 : *facts.ref32);
 }
 

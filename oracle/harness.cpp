@@ -352,7 +352,7 @@ HarnessRequest make_harness_request(const HarnessSpec& harness, const Comparator
   rq.harness = harness;
   rq.library = library;
   rq.mutant = mutant;
-  rq.comparator = comparator;
+  rq.comparator = comparator.resolved(evaluation_precision(task));
   std::map<std::string, std::size_t> model_of;  // by reference key
   for (const PreparedTrial& p : trials) {
     HarnessTrial t;

@@ -34,17 +34,26 @@ const char* precision_name(ReferencePrecision p) { return p == ReferencePrecisio
 const char* order_name(HarnessOrder o) { return o == HarnessOrder::CandidateFirst ? "candidate-first" : "reference-first"; }
 const char* inputs_name(HarnessInputs i) { return i == HarnessInputs::Cloned ? "cloned" : "shared"; }
 
-Tolerance Comparator::tolerance_for(at::ScalarType out) const {
-  const char* name = out == at::kHalf       ? "float16"
-                     : out == at::kBFloat16 ? "bfloat16"
-                     : out == at::kFloat    ? "float32"
-                     : out == at::kDouble   ? "float64"
-                                            : nullptr;
+Tolerance Comparator::tolerance_for(const std::string& precision) const {
   Tolerance t{rtol, atol};
-  if (name)
-    if (const auto it = dtype_tolerance.find(name); it != dtype_tolerance.end()) t = it->second;
+  if (const auto it = dtype_tolerance.find(precision); it != dtype_tolerance.end()) t = it->second;
   if (kind == ComparatorKind::Absolute) t.rtol = 0;
   return t;
+}
+
+Comparator Comparator::resolved(const std::string& precision) const {
+  Comparator c = *this;
+  const Tolerance t = tolerance_for(precision);
+  c.rtol = t.rtol;
+  c.atol = t.atol;
+  c.dtype_tolerance.clear();
+  return c;
+}
+
+std::string evaluation_precision(const corpus::Task& task) {
+  for (const auto& in : task.inputs)
+    if (in.dtype == "float16" || in.dtype == "bfloat16" || in.dtype == "float32") return in.dtype;
+  return "float32";
 }
 
 json comparator_to_json(const Comparator& c) {

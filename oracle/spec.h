@@ -58,16 +58,24 @@ struct Comparator {
   double rtol = 0;
   double atol = 0;
   bool equal_nan = false;
-  // "dtype_tolerance": {"float16": {"rtol": r, "atol": a}, ...}: the tolerance for an output of
-  // that dtype, in place of rtol and atol. KernelBench picks its tolerance by the precision it
-  // evaluates in, the dtype it casts the Model and every input to (1e-4 for float32, 1e-2 for
-  // float16 and bfloat16: ../shared/FACTS.md section 2b); a task's outputs have that dtype, so the
-  // output's dtype selects. Keys: float16, bfloat16, float32, float64.
+  // "dtype_tolerance": {"float16": {"rtol": r, "atol": a}, ...}: the tolerance for a task evaluated
+  // in that precision, in place of rtol and atol. KernelBench picks its tolerance by the precision
+  // it evaluates in, the dtype it casts the Model and every input to (1e-4 for float32, 1e-2 for
+  // float16 and bfloat16: ../shared/FACTS.md section 2b), not by what the candidate returns: a
+  // half output on a float32 task is still held to float32's. Keys: float16, bfloat16, float32,
+  // float64. Resolved per task (resolved()) before any comparison.
   std::map<std::string, Tolerance> dtype_tolerance;
 
-  // The tolerance an output of dtype `out` is judged with (an absolute comparator's rtol is 0).
-  Tolerance tolerance_for(at::ScalarType out) const;
+  // The tolerance for a task evaluated in `precision` (evaluation_precision(); an absolute
+  // comparator's rtol is 0).
+  Tolerance tolerance_for(const std::string& precision) const;
+  // This comparator with that tolerance as its rtol and atol and no dtype_tolerance: what
+  // apply_comparator and a harness request take.
+  Comparator resolved(const std::string& precision) const;
 };
+// The precision a task is evaluated in: the dtype of its first floating input ("float16",
+// "bfloat16", "float32"), or "float32" for a task without one.
+std::string evaluation_precision(const corpus::Task& task);
 // The comparator as the spec language writes it ("dtype_tolerance" only when it has entries, so
 // that a spec without one keeps the JSON, and the cache keys, it had before the field existed),
 // and back (no checks: for JSON kaudit wrote itself; parse_spec checks a user's file).
@@ -185,7 +193,8 @@ ExternalChecker& external_checker(const OracleSpec& spec);
 // its comparator against its reference (float32 or float64, as the spec says).
 CompareResult judge_outputs(const OracleSpec& spec, const JudgeFacts& facts, const std::vector<at::Tensor>& outputs);
 
-// The comparator applied to every output (a count mismatch fails).
+// The comparator applied to every output (a count mismatch fails). `c` must be resolved (no
+// dtype_tolerance: std::logic_error otherwise).
 CompareResult apply_comparator(const Comparator& c, const std::vector<at::Tensor>& out,
                                const std::vector<at::Tensor>& ref);
 

@@ -747,7 +747,8 @@ TEST(AuditCommand, TheLaunchGateKillsWrappersThatLaunchNothing) {
 // hybrid kernel whose GEMM is torch::addmm and whose tail is its own kernel computes the right
 // answer and is rejected by the gated checker on every correct-set member, cause library-compute;
 // the warp-per-output kernel of the same task, which computes everything itself, is not; the
-// ungated gym-v9 accepts both.
+// ungated gym-v9 accepts both. Having rejected the hybrid itself, the gated checker detects none
+// of its mutants: its kills of them count as misses (audit/scoring.h).
 TEST(AuditCommand, TheLibraryGateRejectsHybridKernelsWhateverTheirOutput) {
   const auto out = std::filesystem::path(KAUDIT_TEST_CACHE) / "audit_library_gate_out";
   std::filesystem::remove_all(out);
@@ -779,10 +780,18 @@ TEST(AuditCommand, TheLibraryGateRejectsHybridKernelsWhateverTheirOutput) {
   // first. The scalar tail's removed: the vector tail still runs there, and the library gate fails
   // it (the ungated gym-v9 misses it: its trials never take the scalar path).
   std::map<std::string, int> causes;
-  for (const auto& m : read_jsonl(out / "kill-matrix.jsonl"))
-    if (m["witnessed"].get<bool>() && m["kernel"] == "matmul_swish_scaling/mss_library_gemm_tail")
-      ++causes[m["cause"].value("gym-v9-gates", "missed")];
+  int raw_kills = 0;  // witnessed mutants the gated checker rejects, before the rule above
+  for (const auto& m : read_jsonl(out / "kill-matrix.jsonl")) {
+    if (!m["witnessed"].get<bool>()) continue;
+    raw_kills += m["killed_by"].value("gym-v9-gates", false);
+    if (m["kernel"] == "matmul_swish_scaling/mss_library_gemm_tail") ++causes[m["cause"].value("gym-v9-gates", "missed")];
+  }
   EXPECT_EQ(causes, (std::map<std::string, int>{{"library-compute", 1}, {"no-launch", 1}}));
+  for (const auto& o : summary["oracles"])
+    if (o["oracle"] == "gym-v9-gates") {
+      EXPECT_EQ(o["kills_of_rejected_originals"], 2);
+      EXPECT_EQ(o["per_family"]["reward-hack"]["killed"].get<int>(), raw_kills - 2) << o["per_family"];
+    }
 }
 
 TEST(AuditLegality, SignMixedTimes300OnAK4096SumIsIllegalSameSignStaysLegal) {

@@ -31,7 +31,10 @@ TEST(Scoring, HandMadeMatrix) {
       m("e", "softmax", "prec-drop-max-subtraction", Family::Precision, true, {{"weak", false}}),
       m("f", "relu", "hack-return-input", Family::RewardHack, true, {{"weak", false}, {"strong", true}}),
   };
-  const std::vector<FalseKill> fk = {{"strong", "relu/k", "relu", "t1", "x"}, {"strong", "reference-fp32", "relu", "t2", "y"}};
+  // False kills of a neutral variant and of the reference, not of the mutants' own kernel (that
+  // case: RejectingTheOriginalDetectsNothing).
+  const std::vector<FalseKill> fk = {{"strong", "relu/k~neutral-block-size-doubled", "relu", "t1", "x"},
+                                     {"strong", "reference-fp32", "relu", "t2", "y"}};
   const auto scores = score_oracles(mutants, {"weak", "strong", "absent"}, fk);
   ASSERT_EQ(scores.size(), 3u);
   const auto& weak = scores[0];
@@ -80,6 +83,36 @@ TEST(Scoring, HandMadeMatrix) {
   EXPECT_EQ(j["faults"]["witnessed"], 4);
 }
 
+// A checker that rejects a kernel's own original cannot tell its mutants from it: its kills of
+// them count as misses (and are counted apart), in each mode by that mode's false kills; a false
+// kill of another kernel or of a neutral variant changes nothing.
+TEST(Scoring, RejectingTheOriginalDetectsNothing) {
+  auto mk = [](std::string id, std::string kernel, bool witnessed) {
+    ScoredMutant s = m(std::move(id), "t", "r", Family::Arithmetic, witnessed, {{"gated", true}, {"plain", true}});
+    s.kernel = std::move(kernel);
+    s.strict_killed_by = s.killed_by;
+    return s;
+  };
+  const std::vector<ScoredMutant> mutants = {mk("a1", "t/hybrid", true), mk("a2", "t/hybrid", true),
+                                             mk("a3", "t/hybrid", false), mk("b1", "t/own", true)};
+  const std::vector<FalseKill> fk = {{"gated", "t/hybrid", "t", "t1", "library-compute"},
+                                     {"plain", "t/own~neutral-block-size-halved", "t", "t1", "x"}};
+  const std::vector<FalseKill> strict_fk = {{"plain", "t/own", "t", "t1", "x"}};
+  const auto scores = score_oracles(mutants, {"gated", "plain"}, fk, strict_fk);
+  const OracleScore& gated = scores.at(0);
+  const OracleScore& plain = scores.at(1);
+  EXPECT_EQ(gated.faults.witnessed, 3u);
+  EXPECT_EQ(gated.faults.killed, 1u);  // only b1: the hybrid's two witnessed kills are misses
+  EXPECT_EQ(gated.kills_of_rejected_originals, 2u);  // a3 is unwitnessed: in no count
+  EXPECT_EQ(gated.faults_strict.killed, 3u);         // witness mode rejected no original
+  EXPECT_EQ(gated.strict_kills_of_rejected_originals, 0u);
+  EXPECT_EQ(plain.faults.killed, 3u);                // a neutral variant's false kill discounts nothing
+  EXPECT_EQ(plain.faults_strict.killed, 2u);         // in witness mode it rejected t/own itself
+  EXPECT_EQ(plain.strict_kills_of_rejected_originals, 1u);
+  EXPECT_EQ(to_json(gated)["kills_of_rejected_originals"], 2);
+  EXPECT_EQ(to_json(plain)["witness_mode"]["kills_of_rejected_originals"], 1);
+}
+
 // Oracle mode against witness mode on a hand-made matrix: the oracle-mode verdicts over the
 // witness-mode denominator, over the oracle-witnessed one, the witness-mode verdicts, and kills
 // by cause (witnessed mutants only, fault families summed apart from the reward hacks).
@@ -104,8 +137,9 @@ TEST(Scoring, BothModesBothDenominatorsAndKillsByCause) {
       mk("b3", Family::Boundary, false, false, false, "", false, ""),
       mk("h1", Family::RewardHack, true, true, true, "crash", true, "crash"),
   };
-  const std::vector<FalseKill> fk = {{"kb", "t/k", "t", "t1", "x"}};
-  const std::vector<FalseKill> strict_fk = {{"kb", "t/k", "t", "t1", "x"}, {"kb", "t/k2", "t", "t2", "y"}};
+  const std::vector<FalseKill> fk = {{"kb", "t/k~neutral-block-size-halved", "t", "t1", "x"}};
+  const std::vector<FalseKill> strict_fk = {{"kb", "t/k~neutral-block-size-halved", "t", "t1", "x"},
+                                            {"kb", "t/k2", "t", "t2", "y"}};
   const auto scores = score_oracles(mutants, {"kb"}, fk, strict_fk);
   const OracleScore& s = scores.at(0);
   // Over the witness-mode denominator: sync 1 of 3 killed, boundary 1 of 2.

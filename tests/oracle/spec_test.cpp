@@ -166,34 +166,39 @@ TEST(Comparators, ShapeMismatchFailsEvenWhenBroadcastable) {
   EXPECT_FALSE(apply_comparator(c, {at::zeros({4})}, {}).ok);
 }
 
-// KernelBench's tolerance follows the precision it evaluates in: 1e-4 for float32 outputs, 1e-2 for
-// float16 and bfloat16 ones (suites/kernelbench.json's dtype_tolerance). A half output one ulp
-// off at 1.25 (|diff| 0.000977) fails at 1e-4 and passes at 1e-2; a float32 output with the same
-// error still fails.
-TEST(Comparators, DtypeToleranceSelectsByTheOutputsDtype) {
+// KernelBench's tolerance follows the precision it evaluates in: 1e-4 for a float32 task, 1e-2 for
+// a float16 or bfloat16 one (suites/kernelbench.json's dtype_tolerance), whatever the candidate
+// returns. A half output one ulp off at 1.25 (|diff| 0.000977) passes at 1e-2 and fails at 1e-4.
+TEST(Comparators, DtypeToleranceSelectsByTheTasksPrecision) {
   const auto specs = load_specs(KAUDIT_SUITES_DIR);
   const auto kb = std::find_if(specs.begin(), specs.end(), [](const OracleSpec& s) { return s.name == "kernelbench"; });
   ASSERT_NE(kb, specs.end());
   const Comparator& c = kb->comparator;
-  EXPECT_EQ(c.tolerance_for(at::kFloat), (Tolerance{1e-4, 1e-4}));
-  EXPECT_EQ(c.tolerance_for(at::kHalf), (Tolerance{1e-2, 1e-2}));
-  EXPECT_EQ(c.tolerance_for(at::kBFloat16), (Tolerance{1e-2, 1e-2}));
-  EXPECT_EQ(c.tolerance_for(at::kLong), (Tolerance{1e-4, 1e-4}));  // integers compare exactly anyway
+  EXPECT_EQ(c.tolerance_for("float32"), (Tolerance{1e-4, 1e-4}));
+  EXPECT_EQ(c.tolerance_for("float16"), (Tolerance{1e-2, 1e-2}));
+  EXPECT_EQ(c.tolerance_for("bfloat16"), (Tolerance{1e-2, 1e-2}));
   const auto ref = at::tensor({1.25f});
   const auto half_out = at::tensor({1.25f + 0.0009765625f}).to(at::kHalf);
-  EXPECT_TRUE(apply_comparator(c, {half_out}, {ref}).ok);
-  EXPECT_FALSE(apply_comparator(c, {half_out.to(at::kFloat)}, {ref}).ok);
-  EXPECT_TRUE(apply_comparator(c, {half_out.to(at::kBFloat16)}, {ref}).ok);
-  Comparator plain = c;
-  plain.dtype_tolerance.clear();
-  EXPECT_FALSE(apply_comparator(plain, {half_out}, {ref}).ok);
-  // Each output by its own dtype: a float32 second output is held to 1e-4.
-  EXPECT_FALSE(apply_comparator(c, {half_out, half_out.to(at::kFloat)}, {ref, ref}).ok);
+  EXPECT_THROW((void)apply_comparator(c, {half_out}, {ref}), std::logic_error);  // unresolved
+  EXPECT_TRUE(apply_comparator(c.resolved("float16"), {half_out}, {ref}).ok);
+  EXPECT_TRUE(apply_comparator(c.resolved("bfloat16"), {half_out.to(at::kBFloat16)}, {ref}).ok);
+  // A float32 task's output is held to 1e-4, in float32 or (a hack's cast) in half.
+  EXPECT_FALSE(apply_comparator(c.resolved("float32"), {half_out.to(at::kFloat)}, {ref}).ok);
+  EXPECT_FALSE(apply_comparator(c.resolved("float32"), {half_out}, {ref}).ok);
+  EXPECT_TRUE(c.resolved("float16").dtype_tolerance.empty());
+  // The precision is the dtype of the task's first floating input.
+  kaudit::corpus::Task task;
+  task.inputs.resize(2);
+  task.inputs[0].dtype = "int64";
+  task.inputs[1].dtype = "bfloat16";
+  EXPECT_EQ(evaluation_precision(task), "bfloat16");
+  task.inputs.pop_back();
+  EXPECT_EQ(evaluation_precision(task), "float32");
   // An absolute comparator keeps rtol 0 whatever an entry says; the JSON round trip keeps entries.
   Comparator abs{ComparatorKind::Absolute, 0, 1e-3, false, {{"float16", {0, 0.5}}}};
-  EXPECT_EQ(abs.tolerance_for(at::kHalf), (Tolerance{0, 0.5}));
+  EXPECT_EQ(abs.tolerance_for("float16"), (Tolerance{0, 0.5}));
   EXPECT_EQ(comparator_from_json(comparator_to_json(abs)).dtype_tolerance, abs.dtype_tolerance);
-  EXPECT_FALSE(comparator_to_json(plain).contains("dtype_tolerance"));  // old specs keep their cache keys
+  EXPECT_FALSE(comparator_to_json(c.resolved("float16")).contains("dtype_tolerance"));  // old specs keep their keys
 }
 
 TEST(OracleSpecs, BadDtypeToleranceNamesTheField) {
@@ -209,8 +214,8 @@ TEST(OracleSpecs, BadDtypeToleranceNamesTheField) {
                "bit-exact");
   expect_error(head + "    \"dtype_tolerance\": []" + tail, 5, "comparator.dtype_tolerance", "output dtype");
   const OracleSpec ok = parse_spec(head + "    \"dtype_tolerance\": {\"bfloat16\": {\"rtol\": 0.02, \"atol\": 0.01}}" + tail, "ok.json");
-  EXPECT_EQ(ok.comparator.tolerance_for(at::kBFloat16), (Tolerance{0.02, 0.01}));
-  EXPECT_EQ(ok.comparator.tolerance_for(at::kHalf), (Tolerance{1e-4, 0}));
+  EXPECT_EQ(ok.comparator.tolerance_for("bfloat16"), (Tolerance{0.02, 0.01}));
+  EXPECT_EQ(ok.comparator.tolerance_for("float16"), (Tolerance{1e-4, 0}));
 }
 
 TEST(Comparators, Fp64ReferenceIsCastToTheOutputDtype) {

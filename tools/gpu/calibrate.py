@@ -206,18 +206,15 @@ def classify(e):
     return "exception"
 
 
-DTYPE_NAMES = {torch.float16: "float16", torch.bfloat16: "bfloat16", torch.float32: "float32",
-               torch.float64: "float64"}
-
-
-def tolerance_for(check, dtype):
-    """(atol, rtol) for an output of `dtype`: the check's dtype_tolerance entry when it has one
-    (KernelBench's 1e-2 for float16 and bfloat16), else its own; as Comparator::tolerance_for."""
-    t = check.get("dtype_tolerance", {}).get(DTYPE_NAMES.get(dtype, ""))
+def tolerance_for(check, precision):
+    """(atol, rtol) for a task evaluated in `precision` (the bundle's task "precision"): the
+    check's dtype_tolerance entry when it has one (KernelBench's 1e-2 for float16 and bfloat16),
+    else its own; as Comparator::tolerance_for."""
+    t = check.get("dtype_tolerance", {}).get(precision)
     return (t["atol"], t["rtol"]) if t else (check["atol"], check["rtol"])
 
 
-def kernelbench_loop(model, model_new, trials, check):
+def kernelbench_loop(model, model_new, trials, atol, rtol):
     """KernelBench's run_and_check_correctness, its allocation order kept: `inputs` is rebound to
     fresh CPU tensors (the previous trial's GPU inputs are freed) before they move to the GPU,
     the reference runs first, its previous output is freed when `output` is rebound, ModelNew
@@ -236,7 +233,6 @@ def kernelbench_loop(model, model_new, trials, check):
                 torch.cuda.synchronize()
                 if output.shape != output_new.shape:
                     return first or (t, "wrong-output", f"shape {tuple(output_new.shape)} vs {tuple(output.shape)}")
-                atol, rtol = tolerance_for(check, output_new.dtype)
                 if not torch.allclose(output, output_new, atol=atol, rtol=rtol):
                     max_diff = torch.max(torch.abs(output - output_new)).item()
                     torch.mean(torch.abs(output - output_new)).item()  # KernelBench's avg_diff
@@ -279,7 +275,8 @@ def evaluate(bundle, manifest, so_path, lib, switch, kernel_id, check):
     model, model_new = make_models(bundle, task, kernel, op)
     op.set_mutant(int(switch))
     trials = [trial_inputs(bundle, tr) for tr in task["checks"][check["name"]]]
-    failure = kernelbench_loop(model, model_new, trials, check)
+    failure = kernelbench_loop(model, model_new, trials,
+                               *tolerance_for(check, task.get("precision", "float32")))
     del model, model_new, trials
     res = {"killed": False} if failure is None else {"killed": True, "trial": failure[0], "cause": failure[1],
                                                       "detail": failure[2]}

@@ -376,8 +376,6 @@ class Tensor {
   Tensor addmm(const Tensor& a, const Tensor& b, c10::Scalar beta = 1, c10::Scalar alpha = 1) const {
     return adopt(::kaudit::rt::t_addmm(need(), a.need(), b.need(), beta.toDouble(), alpha.toDouble()));
   }
-  // x @ w^T (+ bias when `bias` is defined), as torch::linear.
-  friend Tensor linear(const Tensor& x, const Tensor& w, const Tensor& bias);
   Tensor& zero_() { ::kaudit::rt::t_fill(need(), 0.0); return *this; }
   Tensor& fill_(c10::Scalar v) { ::kaudit::rt::t_fill(need(), v.toDouble()); return *this; }
   Tensor& copy_(const Tensor& src, bool = false) { ::kaudit::rt::t_copy(need(), src.need()); return *this; }
@@ -416,12 +414,11 @@ inline Tensor bmm(const Tensor& a, const Tensor& b) { return a.bmm(b); }
 inline Tensor addmm(const Tensor& c, const Tensor& a, const Tensor& b, c10::Scalar beta = 1, c10::Scalar alpha = 1) {
   return c.addmm(a, b, beta, alpha);
 }
-inline Tensor linear(const Tensor& x, const Tensor& w, const Tensor& bias) {
-  return Tensor::adopt(::kaudit::rt::t_linear(x.need(), w.need(), bias.defined() ? bias.need() : nullptr));
-}
-inline Tensor linear(const Tensor& x, const Tensor& w) { return linear(x, w, Tensor()); }
-inline Tensor linear(const Tensor& x, const Tensor& w, const c10::optional<Tensor>& bias) {
-  return linear(x, w, bias ? *bias : Tensor());
+// x @ w^T (+ bias when given and defined), as torch::linear: one signature, as libtorch's.
+inline Tensor linear(const Tensor& x, const Tensor& w, const c10::optional<Tensor>& bias = {}) {
+  if (!x.defined() || !w.defined()) throw c10::Error("tensor is undefined");
+  const bool has_bias = bias.has_value() && bias->defined();
+  return Tensor::adopt(::kaudit::rt::t_linear(x.handle(), w.handle(), has_bias ? bias->handle() : nullptr));
 }
 using c10::Half;
 using c10::BFloat16;
