@@ -1,7 +1,8 @@
 // kaudit's GPU builds put this folder first on the include path: kernel sources include
 // <torch/extension.h> as KernelBench solutions do, and get the part of libtorch's C++ API that host
 // wrappers use (Tensor and its methods, the factories, TORCH_CHECK, the dispatch macros, the CUDA
-// stream and error macros, the torch:: names of dtypes) without the whole API, pybind11 and
+// stream and error macros, the torch:: names of dtypes, the matrix products a hybrid wrapper hands
+// to cuBLAS) without the whole API, pybind11 and
 // Python.h. The entry function is registered as a torch operator instead (kaudit_gpu_entry.h). A
 // build takes about half the time of one through <torch/extension.h> (19 s against 43 s for
 // softmax_block_smem's schema, nvcc 13.0 and libtorch 1.13's headers on the 2-core machine).
@@ -9,9 +10,14 @@
 #include <ATen/Dispatch.h>
 #include <ATen/core/Tensor.h>
 #include <ATen/cuda/CUDAContext.h>
+#include <ATen/ops/addmm.h>
+#include <ATen/ops/bmm.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/empty_like.h>
 #include <ATen/ops/full.h>
+#include <ATen/ops/linear.h>
+#include <ATen/ops/matmul.h>
+#include <ATen/ops/mm.h>
 #include <ATen/ops/ones.h>
 #include <ATen/ops/zeros.h>
 #include <ATen/ops/zeros_like.h>
@@ -38,4 +44,9 @@ constexpr auto kI64 = kInt64;
 constexpr auto kF16 = kFloat16;
 constexpr auto kF32 = kFloat32;
 constexpr auto kF64 = kFloat64;
+// The library compute a hybrid wrapper calls (matmul, mm, bmm, addmm, linear: the ATen/ops
+// headers above), and torch::nn::functional::linear.
+namespace nn::functional {
+using at::linear;
+}  // namespace nn::functional
 }  // namespace torch
