@@ -9,6 +9,10 @@
 #include <ATen/Parallel.h>
 #include <benchmark/benchmark.h>
 
+#include <optional>
+
+#include "common/parallel.h"
+
 #include "oracle/compare.h"
 #include "oracle/recipes.h"
 #include "tests/oracle/serial_compare.h"
@@ -29,30 +33,37 @@ const Pair& pair() {
   return p;
 }
 
-void threads(const benchmark::State& state) {
-  static const int all = at::get_num_threads();
-  at::set_num_threads(state.range(0) == 1 ? 1 : all);
-}
+// The comparators and make_inputs run on kaudit's pool (oracle/host_loop.h); the serial loops of
+// before on ATen's (its element passes). Both are held to one thread for Arg 1.
+struct Threads {
+  explicit Threads(const benchmark::State& state) {
+    if (state.range(0) == 1) limit.emplace(1);
+    at::set_num_threads(state.range(0) == 1 ? 1 : all);
+  }
+  ~Threads() { at::set_num_threads(all); }
+  static inline const int all = at::get_num_threads();
+  std::optional<kaudit::parallel::Limit> limit;
+};
 
 void BM_CompareAllclose(benchmark::State& state) {
-  threads(state);
+  const Threads threads(state);
   const at::Tensor ref32 = pair().ref64.to(at::kFloat);
   for (auto _ : state) benchmark::DoNotOptimize(kaudit::oracle::compare_allclose(pair().out, ref32, 1e-2, 1e-2));
   state.SetItemsProcessed(state.iterations() * kElements);
 }
 void BM_CompareAllcloseDoubleCopies(benchmark::State& state) {
-  threads(state);
+  const Threads threads(state);
   const at::Tensor ref32 = pair().ref64.to(at::kFloat);
   for (auto _ : state) benchmark::DoNotOptimize(kaudit::test::serial_allclose(pair().out, ref32, 1e-2, 1e-2, false));
   state.SetItemsProcessed(state.iterations() * kElements);
 }
 void BM_CompareGate(benchmark::State& state) {
-  threads(state);
+  const Threads threads(state);
   for (auto _ : state) benchmark::DoNotOptimize(kaudit::oracle::compare_gate(pair().out, pair().ref64, 1e-4, 1e-5));
   state.SetItemsProcessed(state.iterations() * kElements);
 }
 void BM_CompareGateDoubleCopies(benchmark::State& state) {
-  threads(state);
+  const Threads threads(state);
   for (auto _ : state) benchmark::DoNotOptimize(kaudit::test::serial_gate(pair().out, pair().ref64, 1e-4, 1e-5));
   state.SetItemsProcessed(state.iterations() * kElements);
 }
@@ -62,7 +73,7 @@ BENCHMARK(BM_CompareGate)->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond)->UseRea
 BENCHMARK(BM_CompareGateDoubleCopies)->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_MakeInputs(benchmark::State& state) {
-  threads(state);
+  const Threads threads(state);
   kaudit::corpus::Task task;
   task.name = "bench";
   kaudit::corpus::InputSpec in;

@@ -2,7 +2,7 @@
 
 #include <ATen/ATen.h>
 #include <ATen/ExpandUtils.h>
-#include <ATen/Parallel.h>
+#include "oracle/host_loop.h"
 
 #include <algorithm>
 #include <cmath>
@@ -98,7 +98,7 @@ ChunkResult over_chunks(int64_t n, ElementAt element) {
     double ratio = 0;
   };
   std::vector<Part> parts(static_cast<std::size_t>(chunks));
-  at::parallel_for(0, chunks, 1, [&](int64_t b, int64_t e) {
+  host_loop(0, chunks, 1, [&](int64_t b, int64_t e) {
     for (int64_t c = b; c < e; ++c) {
       Part part;
       for (int64_t i = c * kChunk, end = std::min(n, (c + 1) * kChunk); i < end; ++i) {
@@ -212,7 +212,7 @@ double max_abs_finite(const at::Tensor& t) {
   const int64_t chunks = (n + kChunk - 1) / kChunk;
   std::vector<double> parts(static_cast<std::size_t>(chunks), 0.0);
   with_elements(t, [&](const auto* p) {
-    at::parallel_for(0, chunks, 1, [&](int64_t b, int64_t e) {
+    host_loop(0, chunks, 1, [&](int64_t b, int64_t e) {
       for (int64_t c = b; c < e; ++c) {
         double m = 0;
         for (int64_t i = c * kChunk, end = std::min(n, (c + 1) * kChunk); i < end; ++i) {
@@ -237,7 +237,7 @@ bool has_unexpected_non_finite(const at::Tensor& out, const at::Tensor& ref) {
   const bool ref_float = ref.is_floating_point();
   with_elements(out, [&](const auto* po) {
     with_elements(ref_float ? ref : out, [&](const auto* pr) {
-      at::parallel_for(0, chunks, 1, [&](int64_t b, int64_t e) {
+      host_loop(0, chunks, 1, [&](int64_t b, int64_t e) {
         for (int64_t c = b; c < e; ++c) {
           bool any = false;
           for (int64_t i = c * kChunk, end = std::min(n, (c + 1) * kChunk); i < end; ++i)

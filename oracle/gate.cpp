@@ -160,6 +160,7 @@ GateReport run_gate(const corpus::Corpus& corpus, const GateOptions& options) {
           v.passed = false;
           v.failure = case_failure(c);
         }
+        if (options.on_case) options.on_case(v.kernel, c);
         v.cases.push_back(std::move(c));
         if (no_reference) break;  // every other recipe would fail the same way
       }

@@ -62,6 +62,9 @@ struct GateOptions {
   std::vector<std::string> only;     // kernel ids to verify; empty: all
   std::string preset = "small";      // the task preset of the gate's recipes (odd shapes stay)
   std::function<void(const KernelVerdict&)> on_kernel;  // progress callback, after each kernel
+  // Progress callback after each case (recipe) of a kernel, with its phase timings: at native
+  // shapes a kernel takes minutes, and a run cut off by a time limit still says where it went.
+  std::function<void(const std::string& kernel, const GateCase&)> on_case;
 };
 
 GateReport run_gate(const corpus::Corpus& corpus, const GateOptions& options);

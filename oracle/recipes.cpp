@@ -4,10 +4,10 @@
 #include <mutex>
 
 #include "common/sha256.h"
+#include "oracle/host_loop.h"
 #include "oracle/npy.h"
 
 #include <ATen/ATen.h>
-#include <ATen/Parallel.h>
 
 #include <algorithm>
 #include <cmath>
@@ -120,7 +120,7 @@ void values_into(const corpus::Task& task, const Recipe& r, size_t index, const 
       throw std::invalid_argument("input '" + in.name + "': index dim '" + in.index_dim +
                                   "' not assigned");
     const double hi = static_cast<double>(it->second);
-    at::parallel_for(0, n, kGrain, [&](int64_t b, int64_t e) {
+    host_loop(0, n, kGrain, [&](int64_t b, int64_t e) {
       for (int64_t k = b; k < e; ++k)
         v[k] = static_cast<T>(std::min(std::floor(rng::uniform01(r.seed, stream, k) * hi), hi - 1));
     });
@@ -128,7 +128,7 @@ void values_into(const corpus::Task& task, const Recipe& r, size_t index, const 
   }
 
   if (in.domain == corpus::Domain::Mask) {
-    at::parallel_for(0, n, kGrain, [&](int64_t b, int64_t e) {
+    host_loop(0, n, kGrain, [&](int64_t b, int64_t e) {
       for (int64_t k = b; k < e; ++k) v[k] = static_cast<T>(rng::uniform01(r.seed, stream, k) < 0.5 ? 1 : 0);
     });
     return;
@@ -136,7 +136,7 @@ void values_into(const corpus::Task& task, const Recipe& r, size_t index, const 
 
   const bool positive = in.domain == corpus::Domain::Positive;
   const uint64_t row = shape.empty() || shape.back() < 1 ? 1 : static_cast<uint64_t>(shape.back());
-  at::parallel_for(0, n, kGrain, [&](int64_t b, int64_t e) {
+  host_loop(0, n, kGrain, [&](int64_t b, int64_t e) {
     for (int64_t k = b; k < e; ++k) {
       double x = base_value(r.distribution, r.seed, stream, static_cast<uint64_t>(k), row);
       if (r.abs) x = std::fabs(x);
@@ -154,7 +154,7 @@ void values_into(const corpus::Task& task, const Recipe& r, size_t index, const 
       in.domain == corpus::Domain::UpperTriangular) {
     const int64_t rows = shape.at(shape.size() - 2), cols = shape.back();
     const corpus::Domain d = in.domain;
-    at::parallel_for(0, rows > 0 && cols > 0 ? n / cols : 0, std::max<int64_t>(1, kGrain / std::max<int64_t>(cols, 1)),
+    host_loop(0, rows > 0 && cols > 0 ? n / cols : 0, std::max<int64_t>(1, kGrain / std::max<int64_t>(cols, 1)),
                      [&](int64_t b, int64_t e) {
       for (int64_t r = b; r < e; ++r) {
         const int64_t i = r % rows;
@@ -174,7 +174,7 @@ void values_into(const corpus::Task& task, const Recipe& r, size_t index, const 
       throw std::logic_error("values_into: probabilities are normalised in double");
     } else {
       const int64_t row = shape.back();
-      at::parallel_for(0, n / row, std::max<int64_t>(1, kGrain / row), [&](int64_t b, int64_t e) {
+      host_loop(0, n / row, std::max<int64_t>(1, kGrain / row), [&](int64_t b, int64_t e) {
         for (int64_t i = b; i < e; ++i) {
           double* p = v + i * row;
           double mx = *std::max_element(p, p + row);

@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include <ATen/Parallel.h>
+
 #include "corpus/corpus.h"
 #include "oracle/gate.h"
 #include "oracle/recipes.h"
@@ -17,7 +19,7 @@ namespace kaudit::cli {
 namespace {
 
 const char* kHelp =
-    "usage: kaudit verify [PATH] [--json] [--kernel TASK/NAME]... [--timeout SECONDS] [--cache DIR]\n"
+    "usage: kaudit verify [PATH] [--json] [--progress] [--kernel TASK/NAME]... [--timeout SECONDS] [--cache DIR]\n"
     "                     [--backend cpu|cuda] [--preset P]\n\n"
     "Runs the verification gate: every kernel of the corpus at PATH (default: the built-in corpus)\n"
     "against the task's float64 reference on the gate recipes (uniform [0,1), normal, negative,\n"
@@ -37,6 +39,7 @@ const char* kHelp =
     "                  shapes): inputs, reference (loading the Model, exported by Python on a\n"
     "                  cache miss, and running it on the host), run (worker start, transfers and\n"
     "                  retries included), judge\n"
+    "  --progress      one line on stderr after each case: kernel, recipe, status and phase seconds\n"
     "  --kernel ID     verify only this kernel (repeatable)\n"
     "  --timeout S     wall-clock limit per kernel run (default 60)\n"
     "  --cache DIR     cache for references and kernel builds (default $KAUDIT_CACHE or ~/.cache/kaudit)\n"
@@ -77,7 +80,7 @@ nlohmann::json case_json(const oracle::GateCase& c) {
 
 int verify_command(const std::vector<std::string>& args) {
   std::filesystem::path root = builtin_corpus_dir(), cache = default_cache_dir();
-  bool json_out = false;
+  bool json_out = false, progress = false;
   oracle::GateOptions opts;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
@@ -85,6 +88,7 @@ int verify_command(const std::vector<std::string>& args) {
     try {
       if (a == "--help" || a == "-h") { std::fputs(kHelp, stdout); return 0; }
       else if (a == "--json") json_out = true;
+      else if (a == "--progress") progress = true;
       else if (a == "--kernel") opts.only.push_back(value("--kernel"));
       else if (a == "--timeout") opts.limits.timeout_seconds = parse_real_flag(a, value("--timeout"), 0.01, 3600);
       else if (a == "--cache") cache = value("--cache");
@@ -148,6 +152,19 @@ int verify_command(const std::vector<std::string>& args) {
       std::fflush(stdout);
     };
   }
+  if (progress) {
+    std::fprintf(stderr, "kaudit verify: host work (inputs, references, judging) on %d ATen threads\n",
+                 at::get_num_threads());
+  }
+  if (progress)
+    opts.on_case = [](const std::string& kernel, const oracle::GateCase& c) {
+      std::fprintf(stderr,
+                   "kaudit verify: %s %s: %s %s (inputs %.1f s, reference %.1f s, run %.1f s, judge %.1f s)\n",
+                   kernel.c_str(), c.recipe.c_str(), runtime::to_string(c.status),
+                   c.status == runtime::Status::Ok ? ratio_cell(c).c_str() : c.message.substr(0, 200).c_str(),
+                   c.inputs_seconds, c.reference_seconds, c.run_seconds, c.judge_seconds);
+      std::fflush(stderr);
+    };
   const oracle::GateReport report = oracle::run_gate(loaded.corpus, opts);
   const auto failed = report.failed();
   if (json_out) {
