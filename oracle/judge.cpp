@@ -4,7 +4,14 @@
 
 #include <chrono>
 
+#include "runtime/shared_tensor.h"
+
 namespace kaudit::oracle {
+
+namespace {
+// As the audit's pool (audit/spill.h): below this a tensor's bytes cost less than a descriptor.
+constexpr std::size_t kShareMinBytes = std::size_t(1) << 20;
+}  // namespace
 
 const TrialOutcome* OracleVerdict::first_failure() const {
   for (const auto& t : trials)
@@ -19,7 +26,7 @@ std::vector<runtime::EntryArg> bind_entry_args(const corpus::Task& task, const c
   for (const auto& a : kernel.args) {
     if (auto* in = std::get_if<corpus::InputRef>(&a)) {
       for (std::size_t i = 0; i < task.inputs.size(); ++i)
-        if (task.inputs[i].name == in->name) args.push_back(runtime::EntryArg::of(inputs[i].clone()));
+        if (task.inputs[i].name == in->name) args.push_back(runtime::EntryArg::of(inputs[i]));
     } else if (auto* p = std::get_if<corpus::ParamRef>(&a)) {
       args.push_back(runtime::EntryArg::of(reference.parameter(p->name)));
     } else if (auto* d = std::get_if<corpus::DimRef>(&a)) {
@@ -44,6 +51,10 @@ RecipeRun run_recipe(ReferenceStore& references, runtime::IsolatedRunner& runner
   auto t = clock::now();
   out.dims = dims_for(task, recipe);
   out.inputs = make_inputs(task, recipe, out.dims);
+  // Large inputs go to the worker as sealed files rather than down its socket (runtime/
+  // shared_tensor.h), as the audit's pool tensors do: at the kernelbench preset one is 6.4 GB.
+  for (at::Tensor& in : out.inputs)
+    if (runtime::sharing_enabled() && in.nbytes() >= kShareMinBytes) in = runtime::share_in_memfd(in);
   out.inputs_seconds = since(t);
   t = clock::now();
   out.model = references.load(task, out.dims);

@@ -32,7 +32,9 @@ struct OracleVerdict {
 };
 
 // The entry function's arguments for one input set, per the kernel's binding (docs/CORPUS.md):
-// task inputs (cloned: kernels may write to them), Model parameters, dims and literals.
+// task inputs (as they are, not copied: every run is in a worker process, which gets its own copy,
+// so a kernel that writes its inputs changes that copy only), Model parameters (copies), dims and
+// literals.
 std::vector<runtime::EntryArg> bind_entry_args(const corpus::Task& task, const corpus::Kernel& kernel,
                                                const std::vector<at::Tensor>& inputs,
                                                const corpus::Assignment& dims, const Reference& reference);
