@@ -16,10 +16,11 @@ RunnerPool::RunnerPool(const AuditOptions& options, const Backend& backend) {
   for (unsigned j = 0; j < jobs_of(options); ++j)
     runners_.push_back(std::make_unique<runtime::IsolatedRunner>(options.worker_exe, limits));
   busy_.assign(runners_.size(), 0.0);
-  // CUDA: this process compares each run's outputs on the pool's threads, as many at once as
+  // CUDA: this process compares each run's outputs on the runners' threads, as many at once as
   // there are workers; each thread's ATen work gets its share of the cores, as each worker does
   // (runtime/worker.cpp, serve_gpu_context). The CPU backend's threads keep ATen's default, as
-  // its measured tables had.
+  // its measured tables had. The comparisons' own loops (oracle/host_loop.h) share kaudit's one
+  // pool, which serves every runner thread at once.
   if (backend.cuda()) aten_threads_ = limits.threads;
 }
 

@@ -50,7 +50,7 @@ struct Worst {
   }
 };
 
-// The element passes below run over fixed chunks, each on a thread of ATen's pool, and merge in
+// The element passes below run over fixed chunks, each on a thread of kaudit's pool (host_loop.h), and merge in
 // chunk order: mismatch counts add, a maximum is exact, and the worst element is the first of the
 // largest excess within a chunk and, merged with a strict `>`, across chunks; so the result is the
 // serial loop's to the bit, on any number of threads. They read each tensor in its own dtype and

@@ -367,9 +367,10 @@ void resolve_checker_inputs(OracleSpec& spec, const corpus::Corpus& corpus, cons
   }
 }
 
-const char* gate_failure(const Gates& gates, int launches, int library_calls) {
+const char* gate_failure(const Gates& gates, int launches, int library_calls, std::int64_t unwritten) {
   if (gates.kernel_launched && launches == 0) return "no-launch";
   if (gates.no_library_compute && library_calls > 0) return "library-compute";
+  if (gates.every_output_written && unwritten > 0) return "unwritten-output";
   return nullptr;
 }
 
@@ -377,6 +378,8 @@ std::string gate_reason(const std::string& cause) {
   if (cause == "no-launch") return "the candidate launched no kernel (the spec's gate kernel_launched)";
   if (cause == "library-compute")
     return "the candidate computed with the library (a torch matmul, addmm, linear...: the spec's gate no_library_compute)";
+  if (cause == "unwritten-output")
+    return "the candidate left output elements unwritten (the spec's gate every_output_written)";
   return cause;
 }
 

@@ -212,6 +212,7 @@ HarnessResult run_harness_once(runtime::IsolatedRunner& runner, const HarnessReq
             {"inputs", inputs_name(rq.harness.inputs)},
             {"comparator", comparator_to_json(rq.comparator)},
             {"stop_at_failure", rq.stop_at_failure}};
+  if (rq.gates.every_output_written) h["probe_unwritten"] = true;
   json models = json::array();
   for (const auto& m : rq.models) models.push_back(add_all(m));
   h["models"] = models;
@@ -243,7 +244,9 @@ HarnessResult run_harness_once(runtime::IsolatedRunner& runner, const HarnessReq
   h["trials"] = trials;
 
   HarnessResult result;
-  const int runs = wall_runs > 0 ? wall_runs : static_cast<int>(std::max<std::size_t>(1, rq.trials.size()));
+  // Each trial is one run of the candidate, three with the probe of every_output_written.
+  const std::size_t per_trial = rq.gates.every_output_written ? 3 : 1;
+  const int runs = wall_runs > 0 ? wall_runs : static_cast<int>(std::max<std::size_t>(1, per_trial * rq.trials.size()));
   runtime::Exchange ex = runner.exchange(std::move(h), tensors, runs);
   if (ex.status != runtime::Status::Ok || !ex.reply.contains("trials")) {
     // The worker died (a crash, an illegal address, a run over its CPU time) or hung: the run it
@@ -286,6 +289,7 @@ HarnessResult run_harness_once(runtime::IsolatedRunner& runner, const HarnessReq
     if (t.contains("launches") && t.at("launches").is_number_integer()) r.launches = t.at("launches").get<int>();
     if (t.contains("library_calls") && t.at("library_calls").is_number_integer())
       r.library_calls = t.at("library_calls").get<int>();
+    if (t.contains("unwritten") && t.at("unwritten").is_number_integer()) r.unwritten = t.at("unwritten").get<std::int64_t>();
     const std::size_t n = t.value("outputs", std::size_t{0});
     for (std::size_t k = 0; k < n && next < ex.tensors.size(); ++k) r.outputs.push_back(ex.tensors[next++]);
     result.trials.push_back(std::move(r));
@@ -330,7 +334,7 @@ HarnessVerdict harness_verdict(const HarnessRequest& request, const HarnessResul
     }
     if (r.outputs.empty() && t + 1 < result.trials.size()) continue;  // ran before a death: it passed
     if (t >= request.trials.size()) break;
-    if (const char* gate = gate_failure(request.gates, r.launches, r.library_calls))
+    if (const char* gate = gate_failure(request.gates, r.launches, r.library_calls, r.unwritten))
       return {true, static_cast<int>(t), gate, gate_reason(gate)};
     const CompareResult c = judge ? judge(t, r.outputs)
                                   : apply_comparator(request.comparator, r.outputs, request.trials[t].judge_reference);
@@ -487,9 +491,12 @@ void compare_on_device(const Comparator& c, const std::vector<at::Tensor>& ref, 
 // The modelled GPU of a CPU worker: every tensor made during the request is a block of the model.
 class ModelledDevice final : public HarnessDevice {
  public:
-  ModelledDevice(const runtime::KernelLibrary& library, rt::RunOptions options, runtime::WorkerContext& context)
+  // `fresh_fill` >= 0: fresh device memory holds that byte instead of zeros (the probe of
+  // every_output_written; a real session is zero-filled).
+  ModelledDevice(const runtime::KernelLibrary& library, rt::RunOptions options, runtime::WorkerContext& context,
+                 int fresh_fill = -1)
       : library_(library), options_(options), context_(context) {
-    if (!rt::begin_device_session()) throw std::runtime_error("this worker has no device memory model");
+    if (!rt::begin_device_session(fresh_fill)) throw std::runtime_error("this worker has no device memory model");
   }
   ~ModelledDevice() override { rt::end_device_session(); }
   std::vector<at::Tensor> to_device(const std::vector<at::Tensor>& host) override {
@@ -580,6 +587,20 @@ class CudaDevice final : public HarnessDevice {
   bool lost_ = false;
 };
 
+// The entry function's arguments of a trial: its inputs, the candidate's parameters, scalars.
+std::vector<runtime::EntryArg> candidate_args(const json& trial, const std::vector<at::Tensor>& inputs,
+                                              const std::vector<at::Tensor>& params) {
+  std::vector<runtime::EntryArg> args;
+  for (const auto& a : trial.at("args")) {
+    if (a.contains("input")) args.push_back(runtime::EntryArg::of(inputs.at(a.at("input").get<std::size_t>())));
+    else if (a.contains("parameter")) args.push_back(runtime::EntryArg::of(params.at(a.at("parameter").get<std::size_t>())));
+    else if (a.contains("int")) args.push_back(runtime::EntryArg::of_int(a.at("int").get<std::int64_t>()));
+    else if (a.contains("double")) args.push_back(runtime::EntryArg::of_double(a.at("double").get<double>()));
+    else args.push_back(runtime::EntryArg::of_bool(a.at("bool").get<bool>()));
+  }
+  return args;
+}
+
 json serve_loop(HarnessDevice& device, const json& req, std::vector<at::Tensor>& tensors,
                 std::vector<at::Tensor>& outputs, runtime::WorkerContext& context) {
   const bool candidate_first = req.at("order").get<std::string>() == "candidate-first";
@@ -621,14 +642,7 @@ json serve_loop(HarnessDevice& device, const json& req, std::vector<at::Tensor>&
       std::vector<at::Tensor> clones;
       if (cloned) clones = device.to_device(host_inputs);
       const std::vector<at::Tensor>& given = cloned ? clones : inputs;
-      std::vector<runtime::EntryArg> args;
-      for (const auto& a : trial.at("args")) {
-        if (a.contains("input")) args.push_back(runtime::EntryArg::of(given.at(a.at("input").get<std::size_t>())));
-        else if (a.contains("parameter")) args.push_back(runtime::EntryArg::of(candidate_params.at(a.at("parameter").get<std::size_t>())));
-        else if (a.contains("int")) args.push_back(runtime::EntryArg::of_int(a.at("int").get<std::int64_t>()));
-        else if (a.contains("double")) args.push_back(runtime::EntryArg::of_double(a.at("double").get<double>()));
-        else args.push_back(runtime::EntryArg::of_bool(a.at("bool").get<bool>()));
-      }
+      std::vector<runtime::EntryArg> args = candidate_args(trial, given, candidate_params);
       std::vector<at::Tensor> produced;
       device.run(args, result, produced);
       args.clear();
@@ -662,6 +676,60 @@ json serve_loop(HarnessDevice& device, const json& req, std::vector<at::Tensor>&
   return {{"status", "ok"}, {"message", ""}, {"trials", trial_results}};
 }
 
+// The probe of the gate every_output_written (oracle/spec.h, Gates): for each trial that completed,
+// the candidate runs twice more on the trial's inputs, each time alone in a fresh device session
+// whose new memory holds 0xFF bytes, then 0x5A bytes, instead of zeros; an output element whose
+// bytes are all the fill in both runs was not written by the candidate. Two fills, so that a
+// kernel that writes a value whose bytes happen to be one fill (an integer -1, a NaN with every
+// bit set) is not taken for one that writes nothing. The probes run after the loop, in sessions
+// of their own, so that the loop's memory (what a forgotten output holds) is the harness's alone.
+// A probe that does not complete leaves the count unrecorded (-1), which fails no gate.
+void probe_unwritten(const runtime::KernelLibrary& library, const rt::RunOptions& options,
+                     runtime::WorkerContext& context, const json& req, std::vector<at::Tensor>& tensors, json& reply) {
+  const auto host_list = [&](const json& indices) {
+    std::vector<at::Tensor> out;
+    for (const auto& i : indices) out.push_back(tensors.at(i.get<std::size_t>()));
+    return out;
+  };
+  json& results = reply.at("trials");
+  for (std::size_t t = 0; t < results.size() && t < req.at("trials").size(); ++t) {
+    if (results[t].value("status", "") != "ok") continue;
+    const json& trial = req.at("trials")[t];
+    std::vector<std::vector<at::Tensor>> probes;  // host copies of each probe's outputs
+    for (const int fill : {0xFF, 0x5A}) {
+      ModelledDevice device(library, options, context, fill);
+      std::vector<at::Tensor> inputs = device.to_device(host_list(trial.at("inputs")));
+      std::vector<at::Tensor> params = device.to_device(host_list(req.at("models").at(trial.at("model").get<std::size_t>())));
+      json result;
+      std::vector<at::Tensor> produced;
+      device.run(candidate_args(trial, inputs, params), result, produced);
+      if (result.value("status", "") != "ok") break;
+      rt::HostAllocationScope host;
+      std::vector<at::Tensor> copies;
+      for (const auto& o : produced) copies.push_back(o.contiguous().clone());
+      probes.push_back(std::move(copies));
+      produced.clear();
+    }
+    if (probes.size() != 2 || probes[0].size() != probes[1].size()) continue;
+    std::int64_t unwritten = 0;
+    for (std::size_t o = 0; o < probes[0].size(); ++o) {
+      const at::Tensor& a = probes[0][o];
+      const at::Tensor& b = probes[1][o];
+      if (a.sizes() != b.sizes() || a.scalar_type() != b.scalar_type()) continue;
+      const std::size_t width = a.element_size();
+      const auto* pa = static_cast<const std::uint8_t*>(a.data_ptr());
+      const auto* pb = static_cast<const std::uint8_t*>(b.data_ptr());
+      for (std::int64_t i = 0; i < a.numel(); ++i) {
+        bool filled = true;
+        for (std::size_t k = 0; k < width && filled; ++k)
+          filled = pa[i * width + k] == 0xFF && pb[i * width + k] == 0x5A;
+        unwritten += filled;
+      }
+    }
+    results[t]["unwritten"] = unwritten;
+  }
+}
+
 }  // namespace
 
 json serve_harness_request(const json& req, std::vector<at::Tensor>& tensors, std::vector<at::Tensor>& outputs,
@@ -678,8 +746,13 @@ json serve_harness_request(const json& req, std::vector<at::Tensor>& tensors, st
   opts.serial_blocks = true;
   opts.active_mutant = req.value("mutant", 0);
   opts.thread_budget = context.limits ? context.limits->thread_budget : 0;
-  ModelledDevice device(library, opts, context);
-  return serve_loop(device, req, tensors, outputs, context);
+  json reply;
+  {
+    ModelledDevice device(library, opts, context);
+    reply = serve_loop(device, req, tensors, outputs, context);
+  }
+  if (req.value("probe_unwritten", false)) probe_unwritten(library, opts, context, req, tensors, reply);
+  return reply;
 }
 
 }  // namespace kaudit::oracle

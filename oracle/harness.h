@@ -103,7 +103,8 @@ struct HarnessRequest {
   Comparator comparator;
   bool stop_at_failure = true;
   // The spec's gates (oracle/spec.h), checked in the parent on each completed trial before its
-  // outputs are compared.
+  // outputs are compared. every_output_written makes the worker probe each completed trial
+  // after the loop (two more runs of the candidate, harness.cpp: probe_unwritten).
   Gates gates;
 };
 
@@ -114,6 +115,7 @@ struct HarnessTrialResult {
   std::vector<at::Tensor> outputs;  // when status is ok
   int launches = -1;                // kernels it launched (-1: not recorded)
   int library_calls = -1;           // library compute calls it made (-1: not recorded)
+  std::int64_t unwritten = -1;      // output elements it left unwritten (-1: not probed; spec.h, Gates)
 };
 
 struct HarnessResult {

@@ -51,16 +51,18 @@ RecipeRun run_recipe(ReferenceStore& references, runtime::IsolatedRunner& runner
   auto t = clock::now();
   out.dims = dims_for(task, recipe);
   out.inputs = make_inputs(task, recipe, out.dims);
-  // Large inputs go to the worker as sealed files rather than down its socket (runtime/
-  // shared_tensor.h), as the audit's pool tensors do: at the kernelbench preset one is 6.4 GB.
-  for (at::Tensor& in : out.inputs)
-    if (runtime::sharing_enabled() && in.nbytes() >= kShareMinBytes) in = runtime::share_in_memfd(in);
   out.inputs_seconds = since(t);
   t = clock::now();
   out.model = references.load(task, out.dims);
   out.reference = out.model.forward(out.inputs, precision);
   out.reference_seconds = since(t);
   t = clock::now();
+  // Large inputs go to the worker as sealed files rather than down its socket (runtime/
+  // shared_tensor.h), as the audit's pool tensors do: at the kernelbench preset one is 6.4 GB.
+  // After the reference, as in the pool: a Model that writes an input it was given uncast (an
+  // integer input) writes the tensor the kernel gets, whichever way its bytes travel.
+  for (at::Tensor& in : out.inputs)
+    if (runtime::sharing_enabled() && in.nbytes() >= kShareMinBytes) in = runtime::share_in_memfd(in);
   runtime::RunRequest req;
   req.library = library;
   req.args = bind_entry_args(task, kernel, out.inputs, out.dims, out.model);
@@ -124,7 +126,7 @@ OracleVerdict Judge::judge(const OracleSpec& spec, const corpus::Task& task, con
       const JudgeFacts facts{&task, t.name, i, &t.dims, &t.inputs, fp64 ? &t.other : &t.reference,
                              fp64 ? &t.reference : &t.other};
       o.compare = judge_outputs(spec, facts, r.trials[i].outputs);
-      if (const char* gate = gate_failure(spec.gates, r.trials[i].launches, r.trials[i].library_calls)) {
+      if (const char* gate = gate_failure(spec.gates, r.trials[i].launches, r.trials[i].library_calls, r.trials[i].unwritten)) {
         o.compare.ok = false;
         o.compare.reason = std::string(gate) + ": " + gate_reason(gate);
       }

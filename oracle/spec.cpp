@@ -254,9 +254,10 @@ OracleSpec parse_spec(const std::string& text, const fs::path& file) {
     const json& g = j.at("gates");
     if (!g.is_object())
       ck.fail("/gates", "gates", "must be an object: {\"kernel_launched\": true, \"no_library_compute\": true}");
-    ck.known_fields(g, "/gates", "gates.", {"kernel_launched", "no_library_compute"});
+    ck.known_fields(g, "/gates", "gates.", {"kernel_launched", "no_library_compute", "every_output_written"});
     for (const auto& [key, flag] : {std::pair<const char*, bool*>{"kernel_launched", &s.gates.kernel_launched},
-                                    std::pair<const char*, bool*>{"no_library_compute", &s.gates.no_library_compute}}) {
+                                    std::pair<const char*, bool*>{"no_library_compute", &s.gates.no_library_compute},
+                                    std::pair<const char*, bool*>{"every_output_written", &s.gates.every_output_written}}) {
       if (!g.contains(key)) continue;
       if (!g.at(key).is_boolean()) ck.fail("/gates/" + std::string(key), "gates." + std::string(key), "must be true or false");
       *flag = g.at(key).get<bool>();
@@ -356,6 +357,7 @@ json spec_to_json(const OracleSpec& s) {
     j["gates"] = {{"kernel_launched", s.gates.kernel_launched}};
     // Only when set: a spec gated on launches alone keeps the JSON, and the cache key, it had.
     if (s.gates.no_library_compute) j["gates"]["no_library_compute"] = true;
+    if (s.gates.every_output_written) j["gates"]["every_output_written"] = true;
   }
   if (s.external) {
     // The command and the bytes of every file it names: an edited checker is another oracle, so

@@ -28,6 +28,7 @@
 #pragma once
 #include <ATen/core/Tensor.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -103,13 +104,21 @@ struct Gates {
   // torch facade counts them) fails, cause "library-compute": the gym's "no fallback to library
   // compute". Views, copies, fills and allocations are not compute.
   bool no_library_compute = false;
-  bool any() const { return kernel_launched || no_library_compute; }
+  // A run that leaves an element of an output unwritten fails, cause "unwritten-output". How it is
+  // seen (oracle/harness.h, "The probe of every_output_written"): the candidate runs twice more on
+  // the trial's inputs, on fresh device memory filled with 0xFF and then with 0x5A bytes; an
+  // element that holds the fill both times was not written. Only oracle mode on the CPU backend
+  // probes; elsewhere it is not recorded and fails nothing (the CUDA backend refuses gated specs).
+  bool every_output_written = false;
+  bool any() const { return kernel_launched || no_library_compute || every_output_written; }
   bool operator==(const Gates&) const = default;
 };
-// The cause a completed run with `launches` kernels launched and `library_calls` library compute
-// calls fails `gates` with ("no-launch", "library-compute"), or nullptr. A count < 0 (not recorded:
-// the CUDA backend) fails no gate; commands refuse gated specs there.
-const char* gate_failure(const Gates& gates, int launches, int library_calls);
+// The cause a completed run with `launches` kernels launched, `library_calls` library compute
+// calls and `unwritten` output elements left unwritten fails `gates` with ("no-launch",
+// "library-compute", "unwritten-output"), or nullptr. A count < 0 (not recorded: the CUDA backend;
+// unwritten elements outside oracle mode's harness) fails no gate; commands refuse gated specs on
+// the CUDA backend.
+const char* gate_failure(const Gates& gates, int launches, int library_calls, std::int64_t unwritten = -1);
 // The words for a gate's cause, for verdict details.
 std::string gate_reason(const std::string& cause);
 
@@ -130,7 +139,7 @@ struct OracleSpec {
   std::vector<Recipe> trials;
   std::map<std::string, std::vector<Recipe>> task_trials;
   HarnessSpec harness;
-  Gates gates;  // "gates": {"kernel_launched": true, "no_library_compute": true}
+  Gates gates;  // "gates": {"kernel_launched": true, "no_library_compute": true, "every_output_written": true}
   // "kind": "external" (oracle/external.h): the verdict on a completed run is the checker
   // command's; `comparator` then only models the checker's comparison on the device (the
   // temporaries it allocates), and is allclose 1e-4 unless the spec gives one.

@@ -574,11 +574,14 @@ constexpr int kContextLostExitCode = 89;
 // (kContextLostExitCode, after the reply).
 int serve_gpu_context(int in_fd, int out_fd, const std::string& nonce, const WorkerLimits& limits,
                       const std::map<std::string, RequestHandler>& handlers) {
-  // The harness's host work (the judge's comparison, copies) runs on ATen's CPU threads, as many as
-  // there are cores unless told: with one pool per worker and many workers, that oversubscribes
-  // the cores, and two workers got less done than one (measured on the H200: docs/RESULTS.md, "The
-  // CUDA backend"). WorkerLimits::threads gives each its share.
+  // The harness's host work runs on ATen's CPU threads (copies, ATen operators) and on kaudit's
+  // pool (the comparisons, oracle/host_loop.h), each as many as there are cores unless told: with
+  // one pool per worker and many workers, that oversubscribes the cores, and two workers got less
+  // done than one (measured on the H200: docs/RESULTS.md, "The CUDA backend").
+  // WorkerLimits::threads gives each its share of both.
   if (limits.threads > 0) ::at::set_num_threads(limits.threads);
+  std::unique_ptr<parallel::Limit> pool_limit;
+  if (limits.threads > 0) pool_limit = std::make_unique<parallel::Limit>(limits.threads);
   cuda::GpuRunner gpu(limits.gpu_memory_fraction);
   if (const std::string e = gpu.warm_up(); !e.empty()) std::fprintf(stderr, "kaudit worker: %s\n", e.c_str());
   if (!send_message(out_fd, {{"ready", true}, {"nonce", nonce}}, {})) return kReplyUnsentExitCode;

@@ -7,6 +7,8 @@
 
 #include <ATen/Parallel.h>
 
+#include "common/parallel.h"
+
 #include "corpus/corpus.h"
 #include "oracle/gate.h"
 #include "oracle/recipes.h"
@@ -153,15 +155,15 @@ int verify_command(const std::vector<std::string>& args) {
     };
   }
   if (progress) {
-    std::fprintf(stderr, "kaudit verify: host work (inputs, references, judging) on %d ATen threads\n",
-                 at::get_num_threads());
+    std::fprintf(stderr, "kaudit verify: inputs and judging on %u threads (kaudit's pool), references on %d ATen threads\n",
+                 parallel::max_concurrency(), at::get_num_threads());
   }
   if (progress)
     opts.on_case = [](const std::string& kernel, const oracle::GateCase& c) {
       std::fprintf(stderr,
                    "kaudit verify: %s %s: %s %s (inputs %.1f s, reference %.1f s, run %.1f s, judge %.1f s)\n",
                    kernel.c_str(), c.recipe.c_str(), runtime::to_string(c.status),
-                   c.status == runtime::Status::Ok ? ratio_cell(c).c_str() : c.message.substr(0, 200).c_str(),
+                   c.status == runtime::Status::Ok ? ratio_cell(c).c_str() : c.message.substr(0, std::min<std::size_t>(200, c.message.find('\n'))).c_str(),
                    c.inputs_seconds, c.reference_seconds, c.run_seconds, c.judge_seconds);
       std::fflush(stderr);
     };

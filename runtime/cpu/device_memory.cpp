@@ -121,11 +121,13 @@ void* DeviceMemory::allocate(std::size_t bytes) {
   if (!base_) return nullptr;
   const auto a = model_.allocate(bytes);
   if (!a) return nullptr;
-  // A new segment: fresh from the driver, zero (reset() dropped any earlier pages' contents).
+  // A new segment: fresh from the driver, zero (reset() dropped any earlier pages' contents), or
+  // filled with the session's probe byte.
   if (a->new_segment && mprotect(base_ + a->segment_offset, a->segment_bytes, PROT_READ | PROT_WRITE) != 0) {
     model_.free(a->offset);
     return nullptr;
   }
+  if (a->new_segment && fresh_fill_ >= 0) std::memset(base_ + a->segment_offset, fresh_fill_, a->segment_bytes);
   return base_ + a->offset;
 }
 
@@ -142,6 +144,7 @@ void DeviceMemory::reset() {
     mprotect(base_, used, PROT_NONE);
   }
   model_ = CachingAllocatorModel(capacity_);
+  fresh_fill_ = -1;
 }
 
 bool DeviceMemory::contains(const void* p) const {
@@ -202,9 +205,10 @@ void install_device_memory(std::size_t capacity) {
   install_fault_handler();
 }
 
-bool begin_device_session() {
+bool begin_device_session(int fresh_fill) {
   if (!g_device) return false;
   g_device->reset();
+  g_device->set_fresh_fill(fresh_fill);
   g_session = true;
   ++g_serial;
   return true;

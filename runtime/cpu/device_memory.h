@@ -120,6 +120,9 @@ class DeviceMemory {
   void free(void* p);
   // Back to a fresh process: no segment, every page inaccessible and zero when mapped again.
   void reset();
+  // New segments hold `byte` in every byte instead of zeros until the next reset() (-1: zeros).
+  // Not a GPU's behaviour: the probe of the gate every_output_written (oracle/harness.h).
+  void set_fresh_fill(int byte) { fresh_fill_ = byte; }
   // Whether `p` lies in the reserved range, the guard below the first segment included.
   bool contains(const void* p) const;
   std::size_t live_blocks() const { return model_.live_blocks(); }
@@ -132,6 +135,7 @@ class DeviceMemory {
   std::size_t capacity_;
   std::size_t guard_;
   CachingAllocatorModel model_;
+  int fresh_fill_ = -1;
 };
 
 }  // namespace kaudit::rt
@@ -147,7 +151,9 @@ void install_device_memory(std::size_t capacity = std::size_t(2) << 30);
 // and a fault in it (or in a static shared-memory guard) is an illegal address (exit code
 // kIllegalAddressExitCode) rather than the memory checker's out-of-bounds. False when no model
 // is installed. Every tensor allocated in the session must be gone before end_device_session().
-bool begin_device_session();
+// `fresh_fill` >= 0: new segments hold that byte everywhere instead of zeros (the probe of the
+// gate every_output_written, oracle/harness.h).
+bool begin_device_session(int fresh_fill = -1);
 void end_device_session();
 bool device_session_active();
 // Counts device sessions begun in this process: oracle mode's shared memory starts at zero when

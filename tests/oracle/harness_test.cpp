@@ -347,5 +347,72 @@ TEST(OracleMode, TheRecordingHoldsEachAllocationAndWhatAFreedOneHeld) {
   EXPECT_TRUE(trace.contents.at(trace.live[0].second).equal(bytes(out[0])));
 }
 
+// The gate every_output_written (oracle/spec.h, Gates): the no-op and a kernel that writes half of
+// its output pass the reference-first harness on the reference's freed answer, and the gate's
+// probe (two more runs on fresh memory filled with 0xFF, then 0x5A) finds what they left
+// unwritten; a kernel that writes everything passes the gate, and one that writes every element
+// as a NaN with every bit set (0xFF bytes, the first probe's fill) is not taken for unwritten: it
+// fails the comparison instead.
+std::string writer(const std::string& body) {
+  return R"(
+#include <torch/extension.h>
+__global__ void k(const float* x, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  )" + body + R"(
+}
+torch::Tensor run(torch::Tensor x) {
+  auto y = torch::empty_like(x);
+  int n = x.numel();
+  k<<<(n + 63) / 64, 64>>>(x.data_ptr<float>(), y.data_ptr<float>(), n);
+  return y;
+}
+)";
+}
+
+TEST(OracleMode, TheGateEveryOutputWrittenFindsWhatAKernelLeftUnwritten) {
+  const auto [noop, x, answer, trace] = noop_over_a_freed_answer();
+  const auto gated = [&](const std::filesystem::path& lib) {
+    HarnessRequest rq = request(lib, x, answer, trace, {}, 2);
+    rq.gates.every_output_written = true;
+    return rq;
+  };
+  struct Case {
+    std::string name;
+    std::filesystem::path lib;
+    std::int64_t unwritten;
+    const char* cause;  // nullptr: passes
+  };
+  const std::vector<Case> cases = {
+      {"no-op", noop, 300, "unwritten-output"},
+      {"first half", build(writer("if (i < n / 2) y[i] = x[i] * 2.0f;"), "run"), 150, "unwritten-output"},
+      {"every element", build(writer("if (i < n) y[i] = x[i] * 2.0f;"), "run"), 0, nullptr},
+      {"all-ones NaN", build(writer("if (i < n) y[i] = __int_as_float(-1);"), "run"), 0, "nan-inf"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    // Without the gate nothing is probed, and the partial writers pass on the freed answer.
+    const HarnessRequest plain = request(c.lib, x, answer, trace, {}, 2);
+    const HarnessResult p = run_harness(runner(true), plain);
+    ASSERT_FALSE(p.trials.empty());
+    EXPECT_EQ(p.trials[0].unwritten, -1);
+    EXPECT_EQ(harness_verdict(plain, p).killed, c.cause != nullptr && std::string(c.cause) == "nan-inf");
+
+    const HarnessRequest rq = gated(c.lib);
+    const HarnessResult r = run_harness(runner(true), rq);
+    ASSERT_FALSE(r.trials.empty());
+    ASSERT_EQ(r.trials[0].status, runtime::Status::Ok) << r.trials[0].message;
+    EXPECT_EQ(r.trials[0].unwritten, c.unwritten);
+    const HarnessVerdict v = harness_verdict(rq, r);
+    EXPECT_EQ(v.killed, c.cause != nullptr) << v.cause << " " << v.detail;
+    if (c.cause) {
+      EXPECT_EQ(v.cause, c.cause);
+      EXPECT_EQ(v.trial, 0);
+    }
+    // The probes ran after the loop: what the loop's candidate found in its output is the
+    // harness's (the freed answer), not a fill.
+    if (c.name != "all-ones NaN") EXPECT_TRUE(r.trials[0].outputs[0].equal(answer));
+  }
+}
+
 }  // namespace
 }  // namespace kaudit::oracle

@@ -78,6 +78,17 @@ TEST(OracleSpecs, GatesParseAndBadOnesNameTheField) {
   EXPECT_EQ(kaudit::oracle::gate_failure(lib.gates, 2, -1), nullptr);   // not recorded
   EXPECT_EQ(kaudit::oracle::spec_to_json(lib).at("gates").at("no_library_compute"), true);
   EXPECT_NE(kaudit::oracle::gate_reason("library-compute").find("no_library_compute"), std::string::npos);
+  const auto written = parse_spec(std::string(kHead) + body + "  \"gates\": {\"every_output_written\": true}\n}", "g.json");
+  EXPECT_TRUE(written.gates.any());
+  EXPECT_STREQ(kaudit::oracle::gate_failure(written.gates, 1, 0, 5), "unwritten-output");
+  EXPECT_EQ(kaudit::oracle::gate_failure(written.gates, 1, 0, 0), nullptr);
+  EXPECT_EQ(kaudit::oracle::gate_failure(written.gates, 1, 0), nullptr);      // not probed
+  EXPECT_EQ(kaudit::oracle::gate_failure(lib.gates, 1, 0, 5), nullptr);       // not this spec's gate
+  EXPECT_EQ(kaudit::oracle::spec_to_json(written).at("gates").at("every_output_written"), true);
+  EXPECT_FALSE(kaudit::oracle::spec_to_json(lib).at("gates").contains("every_output_written"));  // keys unchanged
+  EXPECT_NE(kaudit::oracle::gate_reason("unwritten-output").find("every_output_written"), std::string::npos);
+  expect_error(std::string(kHead) + body + "  \"gates\": {\"every_output_written\": 1}\n}", 6,
+               "gates.every_output_written", "must be true or false");
   expect_error(std::string(kHead) + body + "  \"gates\": {\"no_fallback\": true}\n}", 6, "gates.no_fallback", "unknown field");
   expect_error(std::string(kHead) + body + "  \"gates\": {\"no_library_compute\": \"yes\"}\n}", 6,
                "gates.no_library_compute", "must be true or false");
