@@ -123,14 +123,14 @@ TEST(OracleMode, ANoOpPassesOnTheReferencesFreedBlockAndFailsWhenTheInputsAreClo
   EXPECT_TRUE(w.outputs[0].isnan().all().item<bool>());
 }
 
-// A kernel that copies x to y and also reads x[INDEX] (times zero): an out-of-bounds read whose
-// value never shows, only whether it faults.
-std::string copy_reading_also(const std::string& index) {
+// A kernel whose thread i runs `body` (x and y of n floats, one thread per element; the gate's
+// cases below too).
+std::string writer(const std::string& body) {
   return R"(
 #include <torch/extension.h>
 __global__ void k(const float* x, float* y, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) y[i] = x[i] + 0.0f * x[)" + index + R"(];
+  )" + body + R"(
 }
 torch::Tensor run(torch::Tensor x) {
   auto y = torch::empty_like(x);
@@ -139,6 +139,12 @@ torch::Tensor run(torch::Tensor x) {
   return y;
 }
 )";
+}
+
+// A kernel that copies x to y and also reads x[INDEX] (times zero): an out-of-bounds read whose
+// value never shows, only whether it faults.
+std::string copy_reading_also(const std::string& index) {
+  return writer("if (i < n) y[i] = x[i] + 0.0f * x[" + index + "];");
 }
 // A reference run that allocated one block, x's 1 KiB copy, and kept it.
 ReferenceTrace one_block_trace(const at::Tensor& x) {
@@ -353,22 +359,6 @@ TEST(OracleMode, TheRecordingHoldsEachAllocationAndWhatAFreedOneHeld) {
 // unwritten; a kernel that writes everything passes the gate, and one that writes every element
 // as a NaN with every bit set (0xFF bytes, the first probe's fill) is not taken for unwritten: it
 // fails the comparison instead.
-std::string writer(const std::string& body) {
-  return R"(
-#include <torch/extension.h>
-__global__ void k(const float* x, float* y, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  )" + body + R"(
-}
-torch::Tensor run(torch::Tensor x) {
-  auto y = torch::empty_like(x);
-  int n = x.numel();
-  k<<<(n + 63) / 64, 64>>>(x.data_ptr<float>(), y.data_ptr<float>(), n);
-  return y;
-}
-)";
-}
-
 TEST(OracleMode, TheGateEveryOutputWrittenFindsWhatAKernelLeftUnwritten) {
   const auto [noop, x, answer, trace] = noop_over_a_freed_answer();
   const auto gated = [&](const std::filesystem::path& lib) {
