@@ -182,7 +182,7 @@ BundleSummary write_gpu_bundle(const corpus::Corpus& corpus, const std::vector<o
   json check_list = json::array();
   for (const auto& check : checks) {
     if (check.gates.any())
-      throw std::runtime_error(check.name + ": the GPU replica does not model the spec's gates (launches, library calls)");
+      throw std::runtime_error(check.name + ": the GPU replica does not model the spec's gates (launches, library calls, unwritten outputs)");
     if (check.comparator.kind != oracle::ComparatorKind::Allclose || check.harness != oracle::HarnessSpec{})
       throw std::runtime_error(check.name + ": the GPU replica runs KernelBench's loop (allclose, reference first, "
                                "shared inputs) only");

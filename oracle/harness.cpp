@@ -683,7 +683,12 @@ json serve_loop(HarnessDevice& device, const json& req, std::vector<at::Tensor>&
 // kernel that writes a value whose bytes happen to be one fill (an integer -1, a NaN with every
 // bit set) is not taken for one that writes nothing. The probes run after the loop, in sessions
 // of their own, so that the loop's memory (what a forgotten output holds) is the harness's alone.
-// A probe that does not complete leaves the count unrecorded (-1), which fails no gate.
+// A probe that does not complete (an exception, a launch error, a hang the worker itself stops)
+// leaves the count unrecorded (-1), which fails no gate. What the probes see is only new
+// segments' fill: an output block that reuses memory the candidate freed earlier in the same
+// probe holds the candidate's own bytes and counts as written, as does an output that is an
+// input. A kernel that keeps a device tensor across calls (none in the corpus) would find it gone
+// in the probe's fresh session.
 void probe_unwritten(const runtime::KernelLibrary& library, const rt::RunOptions& options,
                      runtime::WorkerContext& context, const json& req, std::vector<at::Tensor>& tensors, json& reply) {
   const auto host_list = [&](const json& indices) {
@@ -694,6 +699,9 @@ void probe_unwritten(const runtime::KernelLibrary& library, const rt::RunOptions
   json& results = reply.at("trials");
   for (std::size_t t = 0; t < results.size() && t < req.at("trials").size(); ++t) {
     if (results[t].value("status", "") != "ok") continue;
+    // A probe that ends the worker (an illegal address, the CPU budget) is its trial's crash or
+    // timeout, the trials before it passed, as a gym's own probe would end its run there.
+    if (context.set_progress) context.set_progress(t + 1);
     const json& trial = req.at("trials")[t];
     std::vector<std::vector<at::Tensor>> probes;  // host copies of each probe's outputs
     for (const int fill : {0xFF, 0x5A}) {

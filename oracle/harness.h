@@ -128,7 +128,8 @@ struct HarnessResult {
   bool infrastructure_failure = false;
 };
 
-// The worker may take the per-run limit once per trial, or `wall_runs` times when given (the
+// The worker may take the per-run limit once per trial (three times with the gate
+// every_output_written: its two probe runs), or `wall_runs` times when given (the
 // audit gives 1 for a mutant known to hang: its first trial's hang then costs one limit, not one
 // per trial).
 HarnessResult run_harness(runtime::IsolatedRunner& runner, const HarnessRequest& request, int wall_runs = 0);

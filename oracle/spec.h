@@ -105,7 +105,7 @@ struct Gates {
   // compute". Views, copies, fills and allocations are not compute.
   bool no_library_compute = false;
   // A run that leaves an element of an output unwritten fails, cause "unwritten-output". How it is
-  // seen (oracle/harness.h, "The probe of every_output_written"): the candidate runs twice more on
+  // seen (oracle/harness.cpp, probe_unwritten): the candidate runs twice more on
   // the trial's inputs, on fresh device memory filled with 0xFF and then with 0x5A bytes; an
   // element that holds the fill both times was not written. Only oracle mode on the CPU backend
   // probes; elsewhere it is not recorded and fails nothing (the CUDA backend refuses gated specs).

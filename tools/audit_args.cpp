@@ -129,7 +129,7 @@ std::optional<corpus::LoadResult> load_for_audit(const char* command, AuditArgs&
       oracle::check_spec_for_corpus(spec, loaded.corpus, tasks);
       if (a.cuda && spec.gates.any())
         throw oracle::SpecError(spec.file.empty() ? std::filesystem::path(spec.name) : spec.file, 0, "gates",
-                                "the CUDA backend does not record kernel launches or library calls yet: audit gated specs with --backend cpu");
+                                "the CUDA backend does not record kernel launches, library calls or unwritten outputs yet: audit gated specs with --backend cpu");
     }
     // Inputs an external checker writes are asked for now, before the pool (oracle/external.h).
     oracle::set_stored_inputs_dir(a.options.cache_dir / "checker-inputs");

@@ -83,7 +83,7 @@ int check_command(const std::vector<std::string>& args) {
       oracle::check_spec_for_corpus(spec, loaded.corpus, tasks);
       if (limits.cuda && spec.gates.any())
         throw oracle::SpecError(spec.file.empty() ? std::filesystem::path(spec.name) : spec.file, 0, "gates",
-                                "the CUDA backend does not record kernel launches or library calls yet: check gated specs with --backend cpu");
+                                "the CUDA backend does not record kernel launches, library calls or unwritten outputs yet: check gated specs with --backend cpu");
     }
     oracle::set_stored_inputs_dir(cache / "checker-inputs");
     for (auto& spec : specs) oracle::resolve_checker_inputs(spec, loaded.corpus, tasks);

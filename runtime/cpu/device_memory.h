@@ -121,7 +121,7 @@ class DeviceMemory {
   // Back to a fresh process: no segment, every page inaccessible and zero when mapped again.
   void reset();
   // New segments hold `byte` in every byte instead of zeros until the next reset() (-1: zeros).
-  // Not a GPU's behaviour: the probe of the gate every_output_written (oracle/harness.h).
+  // Not a GPU's behaviour: the probe of the gate every_output_written (oracle/harness.cpp).
   void set_fresh_fill(int byte) { fresh_fill_ = byte; }
   // Whether `p` lies in the reserved range, the guard below the first segment included.
   bool contains(const void* p) const;
@@ -152,7 +152,7 @@ void install_device_memory(std::size_t capacity = std::size_t(2) << 30);
 // kIllegalAddressExitCode) rather than the memory checker's out-of-bounds. False when no model
 // is installed. Every tensor allocated in the session must be gone before end_device_session().
 // `fresh_fill` >= 0: new segments hold that byte everywhere instead of zeros (the probe of the
-// gate every_output_written, oracle/harness.h).
+// gate every_output_written, oracle/harness.cpp).
 bool begin_device_session(int fresh_fill = -1);
 void end_device_session();
 bool device_session_active();
