@@ -743,6 +743,52 @@ TEST(AuditCommand, TheLaunchGateKillsWrappersThatLaunchNothing) {
   for (const auto& o : summary["oracles"]) EXPECT_EQ(o["false_kills"], 0) << o["oracle"];
 }
 
+// kaudit's gate "every output element written" (gates.every_output_written): softmax partial
+// writes (the first row only, the last block skipped) leave elements that hold zeros or the
+// reference's freed answer, within kernelbench-v0.1's atol of 1e-2 from softmax values near 1e-3 at
+// the small preset; the gated checker kills them with cause unwritten-output, in oracle mode only
+// (witness mode records no probe: the NaN fill kills them there anyway), and rejects no correct
+// kernel; a hack that writes every element wrongly (zeros) gets the ungated checker's verdict.
+TEST(AuditCommand, TheWrittenGateKillsPartialWritesInsideTheTolerance) {
+  const auto out = std::filesystem::path(KAUDIT_TEST_CACHE) / "audit_written_gate_out";
+  std::filesystem::remove_all(out);
+  const auto spec = std::filesystem::path(KAUDIT_TEST_CACHE) / "kernelbench-v0.1-written.json";
+  {
+    std::ifstream in(std::filesystem::path(KAUDIT_SUITES_DIR) / "kernelbench-v0.1.json");
+    nlohmann::json j = nlohmann::json::parse(in);
+    j["name"] = "kernelbench-v0.1-written";
+    j["gates"] = {{"every_output_written", true}};
+    std::ofstream(spec) << j.dump(2);
+  }
+  const auto r = kaudit::run_process({KAUDIT_EXE, "audit", "--kernel", "softmax/softmax_block_smem", "--rule",
+                                      "hack-first-row-only", "--rule", "hack-skip-last-block", "--rule",
+                                      "hack-return-zeros", "--oracle", "kernelbench-v0.1", "--oracle", spec.string(),
+                                      "--cache", KAUDIT_TEST_CACHE, "--out", out.string()},
+                                     1200);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  int gated_only = 0, partial = 0;
+  for (const auto& m : read_jsonl(out / "kill-matrix.jsonl")) {
+    if (!m["oracle_witnessed"].get<bool>()) continue;
+    const bool plain = m["killed_by"]["kernelbench-v0.1"], gated = m["killed_by"]["kernelbench-v0.1-written"];
+    EXPECT_TRUE(gated || !plain) << m;  // the gate only adds kills
+    EXPECT_EQ(m["witness_mode_killed_by"]["kernelbench-v0.1-written"], m["witness_mode_killed_by"]["kernelbench-v0.1"]) << m;
+    if (m["rule"] == "hack-return-zeros") {
+      EXPECT_EQ(gated, plain) << m;
+      continue;
+    }
+    ++partial;
+    if (gated && !plain) {
+      ++gated_only;
+      EXPECT_EQ(m["cause"]["kernelbench-v0.1-written"], "unwritten-output") << m;
+    }
+  }
+  EXPECT_GE(partial, 2);
+  EXPECT_GE(gated_only, 1);
+  std::ifstream summary_file(out / "summary.json");
+  const nlohmann::json summary = nlohmann::json::parse(summary_file);
+  for (const auto& o : summary["oracles"]) EXPECT_EQ(o["false_kills"], 0) << o["oracle"];
+}
+
 // The gym's other gate, "no fallback to library compute" (examples/oracles/gym_v9_gates.json): the
 // hybrid kernel whose GEMM is torch::addmm and whose tail is its own kernel computes the right
 // answer and is rejected by the gated checker on every correct-set member, cause library-compute;
