@@ -74,8 +74,10 @@ struct FalseKill {
   std::string detail;  // the comparator's or the run's message
 };
 
-// Kills by cause: "wrong-output", "nan-inf", "crash", "timeout", "launch-error", "exception", and
-// in witness mode "out-of-bounds" and "barrier-divergence" (oracle/harness.h).
+// Kills by cause: "wrong-output", "nan-inf", "crash", "timeout", "launch-error", "exception", a
+// spec gate's "no-launch", "library-compute" and "unwritten-output" (oracle/spec.h), and in
+// witness mode "out-of-bounds" and "barrier-divergence" (oracle/harness.h). Any other string a
+// verdict carries is counted under its own name.
 using CauseCounts = std::map<std::string, std::size_t>;
 
 struct OracleScore {
