@@ -404,7 +404,9 @@ TEST(OracleMode, TheGateEveryOutputWrittenFindsWhatAKernelLeftUnwritten) {
     }
     // The probes ran after the loop: what the loop's candidate found in its output is the
     // harness's (the freed answer), not a fill.
-    if (c.unwritten > 0) EXPECT_TRUE(r.trials[0].outputs[0].equal(answer));
+    if (c.unwritten > 0) {
+      EXPECT_TRUE(r.trials[0].outputs[0].equal(answer));
+    }
   }
 }
 
