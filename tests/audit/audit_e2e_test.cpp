@@ -698,6 +698,17 @@ TEST(AuditCommand, AnExternalCheckerSeesTheTrialsBeforeAWorkersDeath) {
   EXPECT_GE(wrong_output, 2);
 }
 
+// The built-in kernelbench-v0.1 spec renamed `name` with `gates`, written into the test cache.
+std::filesystem::path gated_kernelbench_v01(const std::string& name, const nlohmann::json& gates) {
+  const auto spec = std::filesystem::path(KAUDIT_TEST_CACHE) / (name + ".json");
+  std::ifstream in(std::filesystem::path(KAUDIT_SUITES_DIR) / "kernelbench-v0.1.json");
+  nlohmann::json j = nlohmann::json::parse(in);
+  j["name"] = name;
+  j["gates"] = gates;
+  std::ofstream(spec) << j.dump(2);
+  return spec;
+}
+
 // The gym's gate "the kernel must actually launch" (spec field gates.kernel_launched): a wrapper
 // whose launch is removed is killed by the gated checker with cause no-launch, in both modes,
 // whatever its output; hacks that still launch (returning the input, zeros) get the ungated
@@ -707,14 +718,7 @@ TEST(AuditCommand, AnExternalCheckerSeesTheTrialsBeforeAWorkersDeath) {
 TEST(AuditCommand, TheLaunchGateKillsWrappersThatLaunchNothing) {
   const auto out = std::filesystem::path(KAUDIT_TEST_CACHE) / "audit_gate_out";
   std::filesystem::remove_all(out);
-  const auto spec = std::filesystem::path(KAUDIT_TEST_CACHE) / "kernelbench-v0.1-gates.json";
-  {
-    std::ifstream in(std::filesystem::path(KAUDIT_SUITES_DIR) / "kernelbench-v0.1.json");
-    nlohmann::json j = nlohmann::json::parse(in);
-    j["name"] = "kernelbench-v0.1-gates";
-    j["gates"] = {{"kernel_launched", true}};
-    std::ofstream(spec) << j.dump(2);
-  }
+  const auto spec = gated_kernelbench_v01("kernelbench-v0.1-gates", {{"kernel_launched", true}});
   const auto r = kaudit::run_process({KAUDIT_EXE, "audit", "--kernel", "relu/relu_gridstride", "--kernel",
                                       "softmax/softmax_block_smem", "--rule", "hack-return-input", "--rule",
                                       "hack-remove-launch", "--rule", "hack-return-zeros", "--oracle", "kernelbench-v0.1",
@@ -752,14 +756,7 @@ TEST(AuditCommand, TheLaunchGateKillsWrappersThatLaunchNothing) {
 TEST(AuditCommand, TheWrittenGateKillsPartialWritesInsideTheTolerance) {
   const auto out = std::filesystem::path(KAUDIT_TEST_CACHE) / "audit_written_gate_out";
   std::filesystem::remove_all(out);
-  const auto spec = std::filesystem::path(KAUDIT_TEST_CACHE) / "kernelbench-v0.1-written.json";
-  {
-    std::ifstream in(std::filesystem::path(KAUDIT_SUITES_DIR) / "kernelbench-v0.1.json");
-    nlohmann::json j = nlohmann::json::parse(in);
-    j["name"] = "kernelbench-v0.1-written";
-    j["gates"] = {{"every_output_written", true}};
-    std::ofstream(spec) << j.dump(2);
-  }
+  const auto spec = gated_kernelbench_v01("kernelbench-v0.1-written", {{"every_output_written", true}});
   const auto r = kaudit::run_process({KAUDIT_EXE, "audit", "--kernel", "softmax/softmax_block_smem", "--rule",
                                       "hack-first-row-only", "--rule", "hack-skip-last-block", "--rule",
                                       "hack-return-zeros", "--oracle", "kernelbench-v0.1", "--oracle", spec.string(),
