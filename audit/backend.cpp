@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "common/parallel.h"
+#include "oracle/reference.h"
 #include "runtime/cuda/device.h"
 
 namespace kaudit::audit {
@@ -13,7 +14,7 @@ Backend::Backend(const std::filesystem::path& cache_dir, bool cuda) : cpu_(cache
   const cuda::GpuInfo& gpu = cuda::probe_gpu();
   if (!gpu.problem.empty()) throw std::runtime_error("--backend cuda: " + gpu.problem);
   gpu_.emplace(cache_dir, gpu.arch());
-  name_ = "cuda, " + gpu.describe();
+  name_ = "cuda, " + gpu.describe() + (oracle::reference_device(true).is_cuda() ? ", references on the GPU" : ", references on the host");
 }
 
 cpu::CpuBuild Backend::build(std::string_view source, const corpus::Kernel& kernel) const {
@@ -37,7 +38,12 @@ cpu::SchemaPlan Backend::schemata(const corpus::Kernel& kernel, const std::vecto
   return plan;
 }
 
-std::string Backend::identity() const { return gpu_ ? "cuda\n" + gpu_->identity() : cpu_.identity(); }
+std::string Backend::identity() const {
+  // The CUDA backend's references may run on the device or the host (oracle/reference.h): the
+  // float32 ones differ (cuDNN's TF32 convolutions), and verdicts with them.
+  if (!gpu_) return cpu_.identity();
+  return "cuda\n" + gpu_->identity() + "\nreferences on " + oracle::reference_device(true).str();
+}
 
 runtime::WorkerLimits Backend::worker_limits(const AuditOptions& options, unsigned jobs) const {
   runtime::WorkerLimits limits;

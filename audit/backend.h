@@ -24,7 +24,8 @@ class Backend {
   // cuda: nvcc builds for device 0, which runtime/cuda/device.h must have found.
   Backend(const std::filesystem::path& cache_dir, bool cuda);
   bool cuda() const { return gpu_.has_value(); }
-  // "cpu", or "cuda" and the GPU ("cuda, NVIDIA H200 (sm_90, 140 GB)").
+  // "cpu", or "cuda", the GPU and where references run ("cuda, NVIDIA H200 (sm_90, 140 GB),
+  // references on the GPU").
   const std::string& name() const { return name_; }
   // A kernel text (a kernel, a neutral variant, a mutant, a schema) built for this backend.
   cpu::CpuBuild build(std::string_view source, const corpus::Kernel& kernel) const;

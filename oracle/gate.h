@@ -26,7 +26,8 @@ struct GateCase {
   double seconds = 0;  // the kernel run as the runner timed it (worker start, transfers and retries included)
   // Wall seconds of the case's steps on the host (verify --json `phase_seconds`; `timed` false
   // when the case threw before its run ended): making the inputs; the float64 reference (loading
-  // the Model, exported by Python on a cache miss, and running it on the host); the run (as
+  // the Model, exported by Python on a cache miss, and running it: on the GPU on the CUDA
+  // backend, reference.h); the run (as
   // `seconds`, plus binding the arguments); judging the outputs (comparison, and the float32
   // reference where the judgement falls back to it).
   bool timed = false;

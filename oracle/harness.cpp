@@ -120,7 +120,7 @@ void install_recording_allocator() {
 
 std::vector<at::Tensor> trace_reference_forward(const Reference& reference, const std::vector<at::Tensor>& inputs,
                                                 at::ScalarType precision, ReferenceTrace& trace) {
-  return trace_allocations([&] { return reference.forward(inputs, precision); }, trace);
+  return trace_allocations([&] { return reference.forward(inputs, precision, at::kCPU); }, trace);
 }
 
 std::vector<at::Tensor> trace_allocations(const std::function<std::vector<at::Tensor>()>& fn, ReferenceTrace& trace) {

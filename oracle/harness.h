@@ -64,7 +64,8 @@ struct ReferenceTrace {
 // Runs `fn` on this thread, recording every CPU tensor allocation it makes (other threads are not
 // recorded) into `trace`. Returns what `fn` returned.
 std::vector<at::Tensor> trace_allocations(const std::function<std::vector<at::Tensor>()>& fn, ReferenceTrace& trace);
-// trace_allocations of reference.forward(inputs, precision).
+// trace_allocations of reference.forward(inputs, precision) on the host (whatever the
+// reference's device: the recorder sees CPU allocations).
 std::vector<at::Tensor> trace_reference_forward(const Reference& reference, const std::vector<at::Tensor>& inputs,
                                                 at::ScalarType precision, ReferenceTrace& trace);
 

@@ -49,7 +49,7 @@ struct RecipeRun {
   runtime::RunResult result;
   // Wall seconds of each step (at native shapes they decide how long a gate takes): making the
   // inputs, loading the Model (its Python export on a cache miss) and running it for the reference
-  // on the host, binding the arguments and the kernel run (result.seconds: the runner's timing of
+  // (on the store's device, reference.h), binding the arguments and the kernel run (result.seconds: the runner's timing of
   // the run alone, worker start, transfers and retries included).
   double inputs_seconds = 0, reference_seconds = 0, run_seconds = 0;
 };

@@ -7,6 +7,8 @@
 
 #include <cctype>
 #include <cmath>
+#include <cstdio>
+#include <optional>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -55,15 +57,7 @@ struct Reference::Impl {
   const torch::jit::Module& module64() {
     std::call_once(once64, [&] {
       try {
-        // A second load rather than Module::clone(): it guarantees a deep copy of every tensor.
-        m64 = torch::jit::load(pt.string());
-        m64.eval();
-        // Only floating tensors become double, like Python's Module.double(); the C++
-        // Module::to(dtype) would also convert integer buffers (indices, counters).
-        for (const auto& p : m64.named_parameters(true))
-          if (p.value.is_floating_point()) p.value.set_data(p.value.to(at::kDouble));
-        for (const auto& b : m64.named_buffers(true))
-          if (b.value.is_floating_point()) b.value.set_data(b.value.to(at::kDouble));
+        m64 = load_copy(at::kCPU, at::kDouble);
       } catch (...) {
         error64 = std::current_exception();
       }
@@ -71,6 +65,27 @@ struct Reference::Impl {
     if (error64) std::rethrow_exception(error64);
     return m64;
   }
+
+  // A copy of the Model on `device` in `precision` (floating tensors only become double, like
+  // Python's Module.double(); the C++ Module::to(dtype) would also convert integer buffers).
+  // A second load rather than Module::clone(): it guarantees a deep copy of every tensor.
+  torch::jit::Module load_copy(at::Device device, at::ScalarType precision) const {
+    torch::jit::Module m = torch::jit::load(pt.string(), device);
+    m.eval();
+    if (precision == at::kDouble) {
+      for (const auto& p : m.named_parameters(true))
+        if (p.value.is_floating_point()) p.value.set_data(p.value.to(at::kDouble));
+      for (const auto& b : m.named_buffers(true))
+        if (b.value.is_floating_point()) b.value.set_data(b.value.to(at::kDouble));
+    }
+    return m;
+  }
+
+  // The device copies, made on first use; and per precision whether the device failed a forward
+  // (later forwards in that precision then go to the host directly).
+  std::mutex device_mu;
+  std::map<std::pair<std::string, int>, torch::jit::Module> on_device;
+  std::set<std::pair<std::string, int>> device_failed;
 };
 
 namespace {
@@ -96,33 +111,99 @@ void flatten(const c10::IValue& v, at::ScalarType precision, const fs::path& pro
   }
 }
 
+// torch's messages run to dozens of lines (a dispatcher's whole table): a note needs their start.
+std::string first_line(const std::string& message) {
+  std::string line = message.substr(0, message.find('\n'));
+  return line.size() > 200 ? line.substr(0, 200) + "..." : line;
+}
+
 }  // namespace
 
 std::vector<at::Tensor> Reference::forward(const std::vector<at::Tensor>& inputs,
                                            at::ScalarType precision) const {
+  return forward(inputs, precision, device_);
+}
+
+std::vector<at::Tensor> Reference::forward(const std::vector<at::Tensor>& inputs, at::ScalarType precision,
+                                           at::Device device) const {
   if (!impl_) throw std::logic_error("Reference::forward on an empty Reference");
   if (precision != at::kDouble && precision != at::kFloat)
     throw std::invalid_argument("Reference::forward: precision must be kDouble or kFloat");
-  std::vector<c10::IValue> args;
-  args.reserve(inputs.size());
-  for (const auto& t : inputs) args.emplace_back(t.is_floating_point() ? t.to(precision) : t);
-
   torch::NoGradGuard no_grad;
   // The plain interpreter, without the profiling executor's optimisation passes: the ground
   // truth must not depend on how many times a graph has run (the guard is thread-local).
   torch::jit::GraphOptimizerEnabledGuard no_opt(false);
-  c10::IValue result;
+  const auto run = [&](torch::jit::Module m, at::Device on) {
+    std::vector<c10::IValue> args;
+    args.reserve(inputs.size());
+    // To the device first, then cast there: a host-side cast would make a float64 copy of a
+    // 6 GB input in host memory on the way.
+    for (const auto& t : inputs) {
+      at::Tensor a = t.to(on);
+      args.emplace_back(a.is_floating_point() ? a.to(precision) : a);
+    }
+    c10::IValue result = m.forward(args);
+    args.clear();
+    std::vector<at::Tensor> out;
+    flatten(result, precision, impl_->problem, out);
+    if (!on.is_cpu())
+      for (at::Tensor& o : out) o = o.to(at::kCPU);
+    return out;
+  };
+  if (!device.is_cpu()) {
+    const std::pair<std::string, int> slot{device.str(), precision == at::kDouble ? 64 : 32};
+    std::optional<torch::jit::Module> m;
+    {
+      std::lock_guard<std::mutex> lock(impl_->device_mu);
+      if (!impl_->device_failed.count(slot)) {
+        try {
+          auto it = impl_->on_device.find(slot);
+          if (it == impl_->on_device.end()) it = impl_->on_device.emplace(slot, impl_->load_copy(device, precision)).first;
+          m = it->second;
+        } catch (const c10::Error& e) {
+          impl_->device_failed.insert(slot);
+          std::fprintf(stderr, "kaudit: %s: the Model does not load on %s (%s); its %s reference runs on the host\n",
+                       impl_->problem.c_str(), device.str().c_str(), first_line(e.what_without_backtrace()).c_str(),
+                       precision == at::kDouble ? "float64" : "float32");
+        }
+      }
+    }
+    if (m) {
+      try {
+        return run(*m, device);
+      } catch (const c10::Error& e) {
+        // The host decides whether the Model itself fails here: if its forward works there, the
+        // device lacks something (an operator's CUDA kernel for this dtype, the memory for this
+        // forward), and this precision stays on the host from now on.
+        const std::string why = first_line(e.what_without_backtrace());
+        std::vector<at::Tensor> out;
+        try {
+          out = run(precision == at::kDouble ? impl_->module64() : impl_->m32, at::kCPU);
+        } catch (const c10::Error& host) {
+          throw ReferenceError(impl_->problem, "Model.forward failed: " + std::string(host.what_without_backtrace()));
+        }
+        std::lock_guard<std::mutex> lock(impl_->device_mu);
+        if (impl_->device_failed.insert(slot).second)
+          std::fprintf(stderr, "kaudit: %s: the %s forward failed on %s and not on the host (%s); it runs on the host from now on\n",
+                       impl_->problem.c_str(), precision == at::kDouble ? "float64" : "float32", device.str().c_str(),
+                       why.c_str());
+        return out;
+      }
+    }
+  }
   try {
     // Module is a handle; copying it shares the underlying object. forward() is not const.
-    torch::jit::Module m = precision == at::kDouble ? impl_->module64() : impl_->m32;
-    result = m.forward(args);
+    return run(precision == at::kDouble ? impl_->module64() : impl_->m32, at::kCPU);
   } catch (const c10::Error& e) {
     throw ReferenceError(impl_->problem,
                          "Model.forward failed: " + std::string(e.what_without_backtrace()));
   }
-  std::vector<at::Tensor> out;
-  flatten(result, precision, impl_->problem, out);
-  return out;
+}
+
+at::Device reference_device(bool cuda_backend) {
+  if (!cuda_backend) return at::kCPU;
+  if (const char* v = std::getenv("KAUDIT_DEVICE_REFERENCES"); v && std::string(v) == "0") return at::kCPU;
+  return at::Device(at::kCUDA, 0);
 }
 
 at::Tensor Reference::parameter(const std::string& name) const {
@@ -318,12 +399,14 @@ Reference ReferenceStore::load(const corpus::Task& task, const std::vector<doubl
     if (auto it = memo_.find(key); it != memo_.end()) {
       Reference r = it->second;
       r.cached_ = true;
+      r.device_ = device_;
       return r;
     }
     inflight_.insert(key);
   }
   try {
     Reference r = load_uncached(task, init_values, key);
+    r.device_ = device_;
     std::lock_guard<std::mutex> lock(mu_);
     memo_[key] = r;
     inflight_.erase(key);

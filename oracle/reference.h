@@ -8,6 +8,16 @@
 //
 // Precision: float64 is the ground truth (the Model converted to double, floating inputs cast
 // to double); float32 is what benchmark oracles compare against.
+//
+// Device: on the CPU backend every forward runs on the host. On the CUDA backend the store's
+// references run on device 0 (ReferenceStore::set_device), as the checkers kaudit models run
+// their Model: the float32 reference is then PyTorch's CUDA one with PyTorch's defaults (for
+// example cuDNN's TF32 convolutions, which no checker of ../shared/FACTS.md turns off), and the
+// float64 one takes seconds where the host took minutes at KernelBench's shapes. Inputs and
+// outputs stay host tensors: only the forward moves. A forward the device cannot run (an
+// operator without a CUDA float64 kernel, too little memory) runs on the host instead, said once
+// on stderr. The recorded forwards of oracle mode (oracle/harness.h) stay on the host: they
+// record CPU allocations.
 #pragma once
 
 #include <atomic>
@@ -57,8 +67,14 @@ class Reference {
   // floating inputs cast to double) or at::kFloat (the Model as exported, floating inputs cast to
   // float32). Integer inputs are passed unchanged. The outputs are normalised to a flat vector:
   // a tuple or list gives one tensor per element, a Python number a 0-dim tensor.
+  // Runs on the device of the store that loaded it (the host unless set_device chose one).
   std::vector<at::Tensor> forward(const std::vector<at::Tensor>& inputs,
                                   at::ScalarType precision) const;
+  // The same on `device` (at::kCPU: the host); the outputs come back to the host either way.
+  std::vector<at::Tensor> forward(const std::vector<at::Tensor>& inputs, at::ScalarType precision,
+                                  at::Device device) const;
+  // Where forward() runs.
+  at::Device device() const { return device_; }
 
   // A parameter or buffer of the Model as exported (float32 for floating tensors), by its
   // named_parameters()/named_buffers() name, e.g. "linear.weight". Throws ReferenceError if absent.
@@ -81,6 +97,7 @@ class Reference {
   friend class ReferenceStore;
   std::shared_ptr<Impl> impl_;
   bool cached_ = false;
+  at::Device device_ = at::kCPU;
 };
 
 // The Python that exports references (it must import torch): $KAUDIT_PYTHON, else the one the
@@ -113,6 +130,12 @@ class ReferenceStore {
   // Python call that does not import torch; throws ReferenceError if Python or torch is missing.
   const std::string& torch_version();
 
+  // Where the references it loads from now on run their forward (Reference::forward). A CUDA
+  // device needs libtorch's CUDA part loaded in this process (runtime/cuda/device.h,
+  // prepare_host_process).
+  void set_device(at::Device device) { device_ = device; }
+  at::Device device() const { return device_; }
+
   // How many exports this store ran (tests use it to prove cache hits).
   int exports_run() const;
 
@@ -138,7 +161,12 @@ class ReferenceStore {
   std::set<std::string> inflight_;  // keys being exported/loaded right now
   std::atomic<int> exports_{0};
   double export_timeout_s_ = 300;
+  at::Device device_ = at::kCPU;
 };
+
+// The device a store of a run on the given backend should use: device 0 on the CUDA backend,
+// unless KAUDIT_DEVICE_REFERENCES=0 keeps them on the host (to compare the two); the host on the CPU.
+at::Device reference_device(bool cuda_backend);
 
 // Model.__init__'s arguments as Python gets them (integers for dims and integer literals, reals
 // for real literals), as a JSON list. Throws std::invalid_argument for a wrong count or a

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "oracle/reference.h"
 #include "runtime/cuda/device.h"
 
 namespace kaudit::cli {
@@ -74,7 +75,17 @@ bool parse_backend_flag(const std::string& text) {
 
 std::string cuda_backend_problem() {
   const cuda::GpuInfo& gpu = cuda::probe_gpu();
-  return gpu.problem.empty() ? std::string() : "--backend cuda: " + gpu.problem;
+  if (!gpu.problem.empty()) return "--backend cuda: " + gpu.problem;
+  // The task's reference Model runs on the GPU too (oracle/reference.h), in this process.
+  if (oracle::reference_device(true).is_cuda())
+    if (const std::string e = cuda::prepare_host_process(); !e.empty()) return "--backend cuda: " + e;
+  return {};
+}
+
+std::string backend_description(bool cuda) {
+  if (!cuda) return "CPU backend";
+  return "CUDA backend, " + cuda::probe_gpu().describe() + ", references on " +
+         (oracle::reference_device(true).is_cuda() ? "the GPU" : "the host (KAUDIT_DEVICE_REFERENCES=0)");
 }
 
 std::vector<std::string> tasks_of(const std::vector<std::string>& kernel_ids) {

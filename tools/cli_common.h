@@ -29,8 +29,11 @@ double parse_real_flag(const std::string& flag, const std::string& text, double 
 // --backend's value: false for "cpu", true for "cuda"; std::invalid_argument otherwise.
 bool parse_backend_flag(const std::string& text);
 // Why `kaudit <command> --backend cuda` cannot run on this machine, in one line, or empty when it
-// can.
+// can. When it can, readies this process to run references on the GPU (cuda/device.h,
+// prepare_host_process): call it before any thread starts.
 std::string cuda_backend_problem();
+// "CPU backend", or "CUDA backend, <GPU>, references on the GPU" (or on the host), as reports say it.
+std::string backend_description(bool cuda);
 // The tasks of `--kernel TASK/NAME` ids (empty when none are given: every task).
 std::vector<std::string> tasks_of(const std::vector<std::string>& kernel_ids);
 // `--preset P`: every task that is run (`tasks`, or every task of the corpus when empty) must

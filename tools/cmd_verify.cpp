@@ -39,8 +39,8 @@ const char* kHelp =
     "  --json          print {\"tasks\", \"kernels\", \"passed\", \"failed\": [...], \"results\": [...]};\n"
     "                  each case that ran has \"phase_seconds\" (where the time goes at native\n"
     "                  shapes): inputs, reference (loading the Model, exported by Python on a\n"
-    "                  cache miss, and running it on the host), run (worker start, transfers and\n"
-    "                  retries included), judge\n"
+    "                  cache miss, and running it, on the GPU with --backend cuda), run (worker\n"
+    "                  start, transfers and retries included), judge\n"
     "  --progress      one line on stderr after each case: kernel, recipe, status and phase seconds\n"
     "  --kernel ID     verify only this kernel (repeatable)\n"
     "  --timeout S     wall-clock limit per kernel run (default 60)\n"
@@ -109,8 +109,7 @@ int verify_command(const std::vector<std::string>& args) {
       return 2;
     }
   }
-  const std::string backend =
-      opts.limits.cuda ? "CUDA backend, " + cuda::probe_gpu().describe() : std::string("CPU backend");
+  const std::string backend = backend_description(opts.limits.cuda);
   if (!std::filesystem::is_directory(root)) {
     std::fprintf(stderr, "kaudit verify: %s: no such corpus directory (expected tasks/ and kernels/ inside)\n",
                  root.c_str());

@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 
 namespace kaudit::cuda {
@@ -75,6 +76,41 @@ GpuInfo probe() {
 const GpuInfo& probe_gpu() {
   static const GpuInfo info = probe();
   return info;
+}
+
+std::string prepare_host_process() {
+  if (const std::string& problem = probe_gpu().problem; !problem.empty()) return problem;
+  setenv("PYTORCH_NO_CUDA_MEMORY_CACHING", "1", 1);
+  const std::string lib = std::string(KAUDIT_TORCH_LIB_DIR) + "/libtorch_cuda.so";
+  if (!dlopen(lib.c_str(), RTLD_NOW | RTLD_GLOBAL)) return std::string("cannot load ") + lib + ": " + dlerror();
+  return {};
+}
+
+std::int64_t device_free_bytes() {
+  void* h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!h) return -1;
+  using Retain = int (*)(void**, int);
+  using Push = int (*)(void*);
+  using Pop = int (*)(void**);
+  using MemInfo = int (*)(std::size_t*, std::size_t*);
+  using Release = int (*)(int);
+  auto retain = reinterpret_cast<Retain>(dlsym(h, "cuDevicePrimaryCtxRetain"));
+  auto push = reinterpret_cast<Push>(dlsym(h, "cuCtxPushCurrent_v2"));
+  auto pop = reinterpret_cast<Pop>(dlsym(h, "cuCtxPopCurrent_v2"));
+  auto info = reinterpret_cast<MemInfo>(dlsym(h, "cuMemGetInfo_v2"));
+  auto release = reinterpret_cast<Release>(dlsym(h, "cuDevicePrimaryCtxRelease_v2"));
+  if (!retain || !push || !pop || !info || !release || !probe_gpu().problem.empty()) return -1;
+  void* ctx = nullptr;
+  if (retain(&ctx, 0) != 0) return -1;
+  std::size_t free = 0, total = 0;
+  int rc = push(ctx);
+  if (rc == 0) {
+    rc = info(&free, &total);
+    void* popped = nullptr;
+    pop(&popped);
+  }
+  release(0);
+  return rc == 0 ? static_cast<std::int64_t>(free) : -1;
 }
 
 }  // namespace kaudit::cuda

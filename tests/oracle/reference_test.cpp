@@ -56,6 +56,32 @@ class ReferenceTest : public ::testing::Test {
 
 }  // namespace
 
+// The CUDA backend's references run on device 0 (oracle/reference.h); where the device cannot run
+// the Model (here: a libtorch without CUDA, as on CI) the forward runs on the host instead, with
+// the host's result to the bit, and the store's references say where they were asked to run.
+TEST_F(ReferenceTest, AReferenceTheDeviceCannotRunRunsOnTheHost) {
+  corpus::Task t = load_task_at(kFixtures / "corpus_good/tasks/linear_relu");
+  ReferenceStore store(cache_, kScript);
+  EXPECT_TRUE(store.device().is_cpu());
+  corpus::Assignment dims = corpus::resolve(t, "small");
+  const Reference host = store.load(t, dims);
+  store.set_device(at::Device(at::kCUDA, 0));
+  const Reference device = store.load(t, dims);
+  EXPECT_TRUE(host.device().is_cpu());
+  EXPECT_TRUE(device.device().is_cuda());
+  oracle::Recipe r;
+  r.seed = 5;
+  const auto inputs = oracle::make_inputs(t, r, dims);
+  for (at::ScalarType precision : {at::kDouble, at::kFloat}) {
+    const auto expected = host.forward(inputs, precision);
+    const auto got = device.forward(inputs, precision);  // no CUDA in this libtorch: the host's
+    ASSERT_EQ(got.size(), 1u);
+    EXPECT_TRUE(got[0].device().is_cpu());
+    EXPECT_TRUE(at::equal(got[0], expected[0]));
+  }
+  EXPECT_TRUE(oracle::reference_device(false).is_cpu());
+}
+
 TEST_F(ReferenceTest, LinearReluRoundTripMatchesCpp) {
   corpus::Task t = load_task_at(kFixtures / "corpus_good/tasks/linear_relu");
   ReferenceStore store(cache_, kScript);

@@ -9,7 +9,10 @@
 #include <filesystem>
 
 #include "common/files.h"
+#include "corpus/corpus.h"
 #include "oracle/harness.h"
+#include "oracle/recipes.h"
+#include "oracle/reference.h"
 #include "runtime/cuda/build.h"
 #include "runtime/cuda/device.h"
 #include "runtime/shared_tensor.h"
@@ -232,6 +235,41 @@ TEST(Gpu, ACheckersLoopRunsOnTheDevice) {
   kaudit::oracle::HarnessRequest again;
   const auto r2 = harness(kaudit::test::kTwiceKernel, x, again);
   EXPECT_FALSE(kaudit::oracle::harness_verdict(again, r2).killed);
+}
+
+// The task's Model on the device (oracle/reference.h): the outputs come back to the host, the
+// float64 reference is the host's up to summation order, and the host process keeps no device
+// memory once a forward is done (cuda/device.h, prepare_host_process).
+TEST(Gpu, ReferencesRunOnTheDeviceAndLeaveNoMemoryBehind) {
+  SKIP_WITHOUT_GPU();
+  ASSERT_EQ(kaudit::cuda::prepare_host_process(), "");
+  std::vector<kaudit::corpus::Diagnostic> diags;
+  const auto task = kaudit::corpus::load_task(std::filesystem::path(KAUDIT_FIXTURES_DIR) / "corpus_good/tasks/linear_relu", diags);
+  ASSERT_TRUE(task) << (diags.empty() ? "" : diags[0].message);
+  kaudit::oracle::ReferenceStore store(KAUDIT_TEST_CACHE, kaudit::oracle::default_export_script());
+  store.set_device(at::Device(at::kCUDA, 0));
+  kaudit::corpus::Assignment dims = kaudit::corpus::resolve(*task, "small");
+  for (auto& [name, value] : dims)
+    if (name == "B") value = 1 << 16;  // inputs of a few MB, so a kept block would show
+  const kaudit::oracle::Reference ref = store.load(*task, dims);
+  ASSERT_TRUE(ref.device().is_cuda());
+  kaudit::oracle::Recipe recipe;
+  recipe.seed = 7;
+  const auto inputs = kaudit::oracle::make_inputs(*task, recipe, dims);
+  const auto host64 = ref.forward(inputs, at::kDouble, at::kCPU);
+  (void)ref.forward(inputs, at::kDouble);  // the device copy of the Model is made once, and kept
+  const std::int64_t before = kaudit::cuda::device_free_bytes();
+  const auto dev64 = ref.forward(inputs, at::kDouble);
+  const auto dev32 = ref.forward(inputs, at::kFloat);
+  const std::int64_t after = kaudit::cuda::device_free_bytes();
+  ASSERT_EQ(dev64.size(), host64.size());
+  EXPECT_TRUE(dev64[0].device().is_cpu());
+  EXPECT_EQ(dev64[0].scalar_type(), at::kDouble);
+  EXPECT_EQ(dev32[0].scalar_type(), at::kFloat);
+  EXPECT_TRUE(at::allclose(dev64[0], host64[0], 1e-12, 1e-12));
+  EXPECT_TRUE(at::allclose(dev32[0].to(at::kDouble), host64[0], 1e-3, 1e-3));
+  ASSERT_GE(before, 0);
+  EXPECT_LT(std::llabs(after - before), std::int64_t(64) << 20) << "free before " << before << ", after " << after;
 }
 
 }  // namespace
