@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "common/files.h"
 #include "common/sha256.h"
 #include "oracle/npy.h"
 #include "oracle/recipes.h"
@@ -154,14 +155,11 @@ std::string ExternalChecker::tensor_file(const at::Tensor& t) {
   const std::string bytes = npy_bytes(t);
   const fs::path path = folder_ / (sha256_hex(bytes).substr(0, 32) + ".npy");
   if (!fs::exists(path)) {
-    static std::atomic<unsigned long> n{0};
-    const fs::path tmp = path.string() + ".part" + std::to_string(n++);
-    {
-      std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-      out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-      if (!out) throw ExternalCheckerError("cannot write " + tmp.string());
+    try {
+      write_file_atomically(path, bytes);
+    } catch (const std::exception& e) {
+      throw ExternalCheckerError(e.what());
     }
-    fs::rename(tmp, path);
   }
   return path.string();
 }

@@ -1,7 +1,8 @@
 #include "oracle/npy.h"
 
+#include "common/files.h"
+
 #include <ATen/ATen.h>
-#include <unistd.h>
 
 #include <cstring>
 #include <fstream>
@@ -121,15 +122,6 @@ at::Tensor read_npy(const std::filesystem::path& path) {
   return t;
 }
 
-void write_npy(const std::filesystem::path& path, const at::Tensor& t) {
-  const std::string bytes = npy_bytes(t);
-  const std::filesystem::path tmp = path.string() + ".tmp" + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    if (!out) throw std::runtime_error("cannot write " + tmp.string());
-  }
-  std::filesystem::rename(tmp, path);
-}
+void write_npy(const std::filesystem::path& path, const at::Tensor& t) { write_file_atomically(path, npy_bytes(t)); }
 
 }  // namespace kaudit::oracle

@@ -22,7 +22,8 @@ std::string npy_descr(at::ScalarType dtype);
 // The bytes of a .npy file holding `t` (made contiguous on the CPU first).
 std::string npy_bytes(const at::Tensor& t);
 
-// Writes npy_bytes(t) to `path` under a temporary name and renames it into place.
+// Writes npy_bytes(t) to `path` under a temporary name renamed into place (write_file_atomically;
+// throws std::runtime_error naming the file).
 void write_npy(const std::filesystem::path& path, const at::Tensor& t);
 
 // Reads a .npy file (versions 1 to 3, C order, little-endian, the dtypes of npy_descr); throws
