@@ -51,7 +51,7 @@ AuditRun::AuditRun(const AuditOptions& options)
       references(options.cache_dir, oracle::default_export_script()),
       runners(options, backend) {
   out.backend = backend.name();
-  references.set_device(oracle::reference_device(backend.cuda()));
+  references.set_placement(oracle::reference_placement(backend.cuda()));
   for (const auto& o : options.oracles) oracle_names.push_back(o.name);
 }
 

@@ -14,7 +14,7 @@ Backend::Backend(const std::filesystem::path& cache_dir, bool cuda) : cpu_(cache
   const cuda::GpuInfo& gpu = cuda::probe_gpu();
   if (!gpu.problem.empty()) throw std::runtime_error("--backend cuda: " + gpu.problem);
   gpu_.emplace(cache_dir, gpu.arch());
-  name_ = "cuda, " + gpu.describe() + (oracle::reference_device(true).is_cuda() ? ", references on the GPU" : ", references on the host");
+  name_ = "cuda, " + gpu.describe() + ", references: " + oracle::reference_placement(true).describe();
 }
 
 cpu::CpuBuild Backend::build(std::string_view source, const corpus::Kernel& kernel) const {
@@ -42,7 +42,7 @@ std::string Backend::identity() const {
   // The CUDA backend's references may run on the device or the host (oracle/reference.h): the
   // float32 ones differ (cuDNN's TF32 convolutions), and verdicts with them.
   if (!gpu_) return cpu_.identity();
-  return "cuda\n" + gpu_->identity() + "\nreferences on " + oracle::reference_device(true).str();
+  return "cuda\n" + gpu_->identity() + "\nreferences: " + oracle::reference_placement(true).describe();
 }
 
 runtime::WorkerLimits Backend::worker_limits(const AuditOptions& options, unsigned jobs) const {

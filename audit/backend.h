@@ -25,7 +25,7 @@ class Backend {
   Backend(const std::filesystem::path& cache_dir, bool cuda);
   bool cuda() const { return gpu_.has_value(); }
   // "cpu", or "cuda", the GPU and where references run ("cuda, NVIDIA H200 (sm_90, 140 GB),
-  // references on the GPU").
+  // references: float32 on cuda:0, float64 on the host").
   const std::string& name() const { return name_; }
   // A kernel text (a kernel, a neutral variant, a mutant, a schema) built for this backend.
   cpu::CpuBuild build(std::string_view source, const corpus::Kernel& kernel) const;

@@ -175,6 +175,7 @@ void prepare_pool(AuditRun& run, TaskRun& tr) {
     pool_clock = now;
   };
   std::set<std::string> reference_keys;  // in the task's context: verdicts depend on the Model
+  const int fallbacks_before = run.references.host_fallbacks();
   for (std::size_t p = 0; p < pool.size(); ++p) {
     if (!pool[p].usable) continue;
     try {
@@ -190,11 +191,14 @@ void prepare_pool(AuditRun& run, TaskRun& tr) {
       pr.ref32 = pr.reference.forward(pr.inputs, at::kFloat);
       pool_lap(pool_seconds.references);
       // A second forward of each, recorded: the first may allocate what only a first run does.
+      // Recorded on the host; where a reference came from the GPU, its blocks hold the GPU's answer.
       if (replays_fp64[p]) {
         (void)oracle::trace_reference_forward(pr.reference, pr.inputs, at::kDouble, pr.trace64);
+        if (!pr.reference.device(at::kDouble).is_cpu()) oracle::adopt_outputs(pr.trace64, pr.ref64);
         pr.traced64 = true;
       }
       (void)oracle::trace_reference_forward(pr.reference, pr.inputs, at::kFloat, pr.trace32);
+      if (!pr.reference.device(at::kFloat).is_cpu()) oracle::adopt_outputs(pr.trace32, pr.ref32);
       pool_lap(pool_seconds.recorded);
       for (auto* list : {&pr.inputs, &pr.trace64.contents, &pr.trace32.contents})
         for (at::Tensor& t : *list) t = tr.memory.keep(t);
@@ -224,6 +228,16 @@ void prepare_pool(AuditRun& run, TaskRun& tr) {
                 task.name.c_str(), pool.size(), pool_seconds.inputs, pool_seconds.model, pool_seconds.references,
                 pool_seconds.recorded, pool_seconds.keeping);
   run.say(line);
+  // A reference placed on the GPU that ran on the host (reference.h) is another answer than the
+  // placement promises (no TF32 convolutions): said, and the task's results are cached apart.
+  if (const int fell_back = run.references.host_fallbacks() - fallbacks_before; fell_back > 0) {
+    reference_keys.insert("host fallbacks: " + std::to_string(fell_back));
+    const std::string line = task.name + ": " + std::to_string(fell_back) +
+                             " reference forward(s) placed on the GPU ran on the host (stderr says why)";
+    run.say("pool: " + line);
+    std::lock_guard lock(run.mu);
+    run.out.problems.push_back(line);
+  }
   tr.context = context_digest(pool, reference_keys, options, run.backend);
 }
 

@@ -110,7 +110,7 @@ GateReport run_gate(const corpus::Corpus& corpus, const GateOptions& options) {
   const std::vector<cpu::CpuBuild> builds = build_kernels(kernels, options.cache_dir, options.limits.cuda);
 
   ReferenceStore references(options.cache_dir, default_export_script());
-  references.set_device(reference_device(options.limits.cuda));
+  references.set_placement(reference_placement(options.limits.cuda));
   runtime::IsolatedRunner runner(options.worker_exe, options.limits);
   for (std::size_t ki = 0; ki < kernels.size(); ++ki) {
     const corpus::Kernel& kernel = *kernels[ki];

@@ -120,7 +120,18 @@ void install_recording_allocator() {
 
 std::vector<at::Tensor> trace_reference_forward(const Reference& reference, const std::vector<at::Tensor>& inputs,
                                                 at::ScalarType precision, ReferenceTrace& trace) {
+  reference.ready_on_host(precision);
   return trace_allocations([&] { return reference.forward(inputs, precision, at::kCPU); }, trace);
+}
+
+void adopt_outputs(ReferenceTrace& trace, const std::vector<at::Tensor>& outputs) {
+  for (std::size_t i = 0; i < outputs.size() && i < trace.outputs.size(); ++i) {
+    if (trace.outputs[i] < 0) continue;
+    at::Tensor& block = trace.contents.at(static_cast<std::size_t>(trace.live.at(static_cast<std::size_t>(trace.outputs[i])).second));
+    const at::Tensor o = outputs[i].contiguous();
+    if (static_cast<std::size_t>(block.numel()) != o.nbytes()) continue;
+    block = bytes_of(o.data_ptr(), o.nbytes());
+  }
 }
 
 std::vector<at::Tensor> trace_allocations(const std::function<std::vector<at::Tensor>()>& fn, ReferenceTrace& trace) {
@@ -143,6 +154,15 @@ std::vector<at::Tensor> trace_allocations(const std::function<std::vector<at::Te
   for (const auto& [id, block] : rec->live) {
     trace.live.emplace_back(id, static_cast<int>(trace.contents.size()));
     trace.contents.push_back(bytes_of(block.first, block.second));
+  }
+  for (const at::Tensor& o : out) {
+    int found = -1;
+    if (o.is_contiguous() && o.storage_offset() == 0)
+      for (std::size_t l = 0; l < trace.live.size() && found < 0; ++l) {
+        const auto& block = rec->live.at(trace.live[l].first);
+        if (block.first == o.data_ptr() && block.second == o.nbytes()) found = static_cast<int>(l);
+      }
+    trace.outputs.push_back(found);
   }
   // A Python number in an operation (`x * 2`) becomes a 0-dim tensor on the CPU, on a GPU too: it
   // is no device allocation. Here every tensor is a CPU tensor, so temporaries of at most 8 bytes

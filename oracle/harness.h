@@ -59,15 +59,24 @@ struct ReferenceTrace {
   std::vector<Event> events;
   std::vector<std::pair<int, int>> live;  // (id, index into contents)
   std::vector<at::Tensor> contents;       // raw bytes (kByte, 1-D)
+  // Per output of the forward, the index into `live` of the block it fills exactly (-1: none, a
+  // view or a part of a block).
+  std::vector<int> outputs;
 };
 
 // Runs `fn` on this thread, recording every CPU tensor allocation it makes (other threads are not
 // recorded) into `trace`. Returns what `fn` returned.
 std::vector<at::Tensor> trace_allocations(const std::function<std::vector<at::Tensor>()>& fn, ReferenceTrace& trace);
 // trace_allocations of reference.forward(inputs, precision) on the host (whatever the
-// reference's device: the recorder sees CPU allocations).
+// reference's device: the recorder sees CPU allocations; the Model's host copy is loaded first,
+// so the load is not recorded).
 std::vector<at::Tensor> trace_reference_forward(const Reference& reference, const std::vector<at::Tensor>& inputs,
                                                 at::ScalarType precision, ReferenceTrace& trace);
+// Makes the recorded forward's output blocks hold `outputs` (the same forward's answer computed
+// elsewhere: on the CUDA backend the float32 reference comes from the GPU, trace_reference_forward
+// from the host) where each fills its block exactly and has its size; what the replay leaves in
+// memory is then what the harness compares against. Freed intermediates keep the host's values.
+void adopt_outputs(ReferenceTrace& trace, const std::vector<at::Tensor>& outputs);
 
 // One entry-function argument: a trial input (by task input index), a Model parameter (by index
 // into the trial's model's parameters: the candidate gets its own copy) or a scalar.

@@ -95,6 +95,7 @@ OracleVerdict Judge::judge(const OracleSpec& spec, const corpus::Task& task, con
       t.reference = t.model.forward(t.inputs, fp64 ? at::kDouble : at::kFloat);
       if (spec.external) t.other = t.model.forward(t.inputs, fp64 ? at::kFloat : at::kDouble);
       (void)trace_reference_forward(t.model, t.inputs, fp64 ? at::kDouble : at::kFloat, t.trace);
+      if (!t.model.device(fp64 ? at::kDouble : at::kFloat).is_cpu()) adopt_outputs(t.trace, t.reference);
     } catch (const std::exception& e) {
       TrialOutcome o;
       o.trial = recipe.name;

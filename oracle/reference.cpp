@@ -81,11 +81,11 @@ struct Reference::Impl {
     return m;
   }
 
-  // The device copies, made on first use; and per precision whether the device failed a forward
-  // (later forwards in that precision then go to the host directly).
+  // The device copies, made on first use (the parameters of a Model: MBs, kept for the run), and
+  // the devices and precisions whose first host fallback was said.
   std::mutex device_mu;
   std::map<std::pair<std::string, int>, torch::jit::Module> on_device;
-  std::set<std::pair<std::string, int>> device_failed;
+  std::set<std::pair<std::string, int>> fallback_said;
 };
 
 namespace {
@@ -121,7 +121,13 @@ std::string first_line(const std::string& message) {
 
 std::vector<at::Tensor> Reference::forward(const std::vector<at::Tensor>& inputs,
                                            at::ScalarType precision) const {
-  return forward(inputs, precision, device_);
+  return forward(inputs, precision, device(precision));
+}
+
+at::Device Reference::device(at::ScalarType precision) const { return precision == at::kDouble ? device64_ : device32_; }
+
+void Reference::ready_on_host(at::ScalarType precision) const {
+  if (impl_ && precision == at::kDouble) (void)impl_->module64();
 }
 
 std::vector<at::Tensor> Reference::forward(const std::vector<at::Tensor>& inputs, at::ScalarType precision,
@@ -133,6 +139,7 @@ std::vector<at::Tensor> Reference::forward(const std::vector<at::Tensor>& inputs
   // The plain interpreter, without the profiling executor's optimisation passes: the ground
   // truth must not depend on how many times a graph has run (the guard is thread-local).
   torch::jit::GraphOptimizerEnabledGuard no_opt(false);
+  const char* precision_name = precision == at::kDouble ? "float64" : "float32";
   const auto run = [&](torch::jit::Module m, at::Device on) {
     std::vector<c10::IValue> args;
     args.reserve(inputs.size());
@@ -150,60 +157,64 @@ std::vector<at::Tensor> Reference::forward(const std::vector<at::Tensor>& inputs
       for (at::Tensor& o : out) o = o.to(at::kCPU);
     return out;
   };
-  if (!device.is_cpu()) {
-    const std::pair<std::string, int> slot{device.str(), precision == at::kDouble ? 64 : 32};
-    std::optional<torch::jit::Module> m;
+  const auto on_host = [&] {
+    try {
+      // Module is a handle; copying it shares the underlying object. forward() is not const.
+      return run(precision == at::kDouble ? impl_->module64() : impl_->m32, at::kCPU);
+    } catch (const c10::Error& e) {
+      throw ReferenceError(impl_->problem, "Model.forward failed: " + std::string(e.what_without_backtrace()));
+    }
+  };
+  if (device.is_cpu()) return on_host();
+  const std::pair<std::string, int> slot{device.str(), precision == at::kDouble ? 64 : 32};
+  std::string why;
+  try {
+    torch::jit::Module m;
     {
       std::lock_guard<std::mutex> lock(impl_->device_mu);
-      if (!impl_->device_failed.count(slot)) {
-        try {
-          auto it = impl_->on_device.find(slot);
-          if (it == impl_->on_device.end()) it = impl_->on_device.emplace(slot, impl_->load_copy(device, precision)).first;
-          m = it->second;
-        } catch (const c10::Error& e) {
-          impl_->device_failed.insert(slot);
-          std::fprintf(stderr, "kaudit: %s: the Model does not load on %s (%s); its %s reference runs on the host\n",
-                       impl_->problem.c_str(), device.str().c_str(), first_line(e.what_without_backtrace()).c_str(),
-                       precision == at::kDouble ? "float64" : "float32");
-        }
-      }
+      auto it = impl_->on_device.find(slot);
+      if (it == impl_->on_device.end()) it = impl_->on_device.emplace(slot, impl_->load_copy(device, precision)).first;
+      m = it->second;
     }
-    if (m) {
-      try {
-        return run(*m, device);
-      } catch (const c10::Error& e) {
-        // The host decides whether the Model itself fails here: if its forward works there, the
-        // device lacks something (an operator's CUDA kernel for this dtype, the memory for this
-        // forward), and this precision stays on the host from now on.
-        const std::string why = first_line(e.what_without_backtrace());
-        std::vector<at::Tensor> out;
-        try {
-          out = run(precision == at::kDouble ? impl_->module64() : impl_->m32, at::kCPU);
-        } catch (const c10::Error& host) {
-          throw ReferenceError(impl_->problem, "Model.forward failed: " + std::string(host.what_without_backtrace()));
-        }
-        std::lock_guard<std::mutex> lock(impl_->device_mu);
-        if (impl_->device_failed.insert(slot).second)
-          std::fprintf(stderr, "kaudit: %s: the %s forward failed on %s and not on the host (%s); it runs on the host from now on\n",
-                       impl_->problem.c_str(), precision == at::kDouble ? "float64" : "float32", device.str().c_str(),
-                       why.c_str());
-        return out;
-      }
-    }
-  }
-  try {
-    // Module is a handle; copying it shares the underlying object. forward() is not const.
-    return run(precision == at::kDouble ? impl_->module64() : impl_->m32, at::kCPU);
+    return run(m, device);
   } catch (const c10::Error& e) {
-    throw ReferenceError(impl_->problem,
-                         "Model.forward failed: " + std::string(e.what_without_backtrace()));
+    why = first_line(e.what_without_backtrace());
   }
+  // The host decides whether the Model itself fails here (its error is the one reported). If it
+  // works there, the device lacked something for this call: an operator's CUDA kernel for this
+  // dtype, or the memory while the workers hold theirs. This call's answer is the host's; the
+  // next call tries the device again.
+  std::vector<at::Tensor> out = on_host();
+  if (fallbacks_) ++*fallbacks_;
+  std::lock_guard<std::mutex> lock(impl_->device_mu);
+  if (impl_->fallback_said.insert(slot).second)
+    std::fprintf(stderr, "kaudit: %s: a %s reference forward failed on %s and ran on the host (%s)\n",
+                 impl_->problem.c_str(), precision_name, device.str().c_str(), why.c_str());
+  return out;
 }
 
-at::Device reference_device(bool cuda_backend) {
-  if (!cuda_backend) return at::kCPU;
-  if (const char* v = std::getenv("KAUDIT_DEVICE_REFERENCES"); v && std::string(v) == "0") return at::kCPU;
-  return at::Device(at::kCUDA, 0);
+std::string ReferencePlacement::describe() const {
+  if (on_host()) return "the host";
+  const auto where = [](at::Device d) { return d.is_cpu() ? std::string("the host") : d.str(); };
+  if (float32 == float64) return where(float32);
+  return "float32 on " + where(float32) + ", float64 on " + where(float64);
+}
+
+ReferencePlacement reference_placement(bool cuda_backend) {
+  ReferencePlacement p;
+  if (!cuda_backend) return p;
+  const char* v = std::getenv("KAUDIT_DEVICE_REFERENCES");
+  const std::string value = v ? v : "";
+  const at::Device gpu(at::kCUDA, 0);
+  if (value.empty() || value == "float32") {
+    p.float32 = gpu;
+  } else if (value == "all") {
+    p.float32 = p.float64 = gpu;
+  } else if (value != "0") {
+    throw std::invalid_argument("KAUDIT_DEVICE_REFERENCES is '" + value +
+                                "': use float32 (the default: float32 references on the GPU), all, or 0 (all on the host)");
+  }
+  return p;
 }
 
 at::Tensor Reference::parameter(const std::string& name) const {
@@ -399,14 +410,14 @@ Reference ReferenceStore::load(const corpus::Task& task, const std::vector<doubl
     if (auto it = memo_.find(key); it != memo_.end()) {
       Reference r = it->second;
       r.cached_ = true;
-      r.device_ = device_;
+      place(r);
       return r;
     }
     inflight_.insert(key);
   }
   try {
     Reference r = load_uncached(task, init_values, key);
-    r.device_ = device_;
+    place(r);
     std::lock_guard<std::mutex> lock(mu_);
     memo_[key] = r;
     inflight_.erase(key);

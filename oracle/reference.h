@@ -9,15 +9,19 @@
 // Precision: float64 is the ground truth (the Model converted to double, floating inputs cast
 // to double); float32 is what benchmark oracles compare against.
 //
-// Device: on the CPU backend every forward runs on the host. On the CUDA backend the store's
-// references run on device 0 (ReferenceStore::set_device), as the checkers kaudit models run
-// their Model: the float32 reference is then PyTorch's CUDA one with PyTorch's defaults (for
-// example cuDNN's TF32 convolutions, which no checker of ../shared/FACTS.md turns off), and the
-// float64 one takes seconds where the host took minutes at KernelBench's shapes. Inputs and
-// outputs stay host tensors: only the forward moves. A forward the device cannot run (an
-// operator without a CUDA float64 kernel, too little memory) runs on the host instead, said once
-// on stderr. The recorded forwards of oracle mode (oracle/harness.h) stay on the host: they
-// record CPU allocations.
+// Device: on the CPU backend every forward runs on the host. On the CUDA backend the float32
+// reference runs on device 0 (ReferencePlacement), as the checkers kaudit models run their Model:
+// PyTorch's CUDA forward with PyTorch's defaults, cuDNN's TF32 convolutions included, which no
+// checker of ../shared/FACTS.md turns off and which make some convolutions' float32 answers
+// differ from an exact float32 result by more than KernelBench's 1e-4 (docs/RESULTS.md). The
+// float64 ground truth stays on the host by default: measured on an H100 at KernelBench's shapes,
+// copying a float64 output of 13 to 17 GB back to the host took longer than the host's forward
+// (docs/RESULTS.md); it moves with KAUDIT_DEVICE_REFERENCES=all. Inputs and outputs stay host
+// tensors: only the forward moves. A forward the device cannot run (an operator without a CUDA
+// kernel for the dtype, too little memory while workers hold theirs) runs on the host instead,
+// that call only; the store counts such calls (host_fallbacks) and says the first of each Model
+// and precision on stderr. Oracle mode's recorded forwards (oracle/harness.h) stay on the host:
+// they record CPU allocations.
 #pragma once
 
 #include <atomic>
@@ -67,14 +71,18 @@ class Reference {
   // floating inputs cast to double) or at::kFloat (the Model as exported, floating inputs cast to
   // float32). Integer inputs are passed unchanged. The outputs are normalised to a flat vector:
   // a tuple or list gives one tensor per element, a Python number a 0-dim tensor.
-  // Runs on the device of the store that loaded it (the host unless set_device chose one).
+  // Runs where the store that loaded it places `precision` (the host unless set_placement chose
+  // a device).
   std::vector<at::Tensor> forward(const std::vector<at::Tensor>& inputs,
                                   at::ScalarType precision) const;
   // The same on `device` (at::kCPU: the host); the outputs come back to the host either way.
   std::vector<at::Tensor> forward(const std::vector<at::Tensor>& inputs, at::ScalarType precision,
                                   at::Device device) const;
-  // Where forward() runs.
-  at::Device device() const { return device_; }
+  // Where forward() runs `precision`.
+  at::Device device(at::ScalarType precision) const;
+  // Loads the host copy of the Model in `precision` now (the float64 copy is made on first use):
+  // a recorded forward must not record the load.
+  void ready_on_host(at::ScalarType precision) const;
 
   // A parameter or buffer of the Model as exported (float32 for floating tensors), by its
   // named_parameters()/named_buffers() name, e.g. "linear.weight". Throws ReferenceError if absent.
@@ -97,7 +105,17 @@ class Reference {
   friend class ReferenceStore;
   std::shared_ptr<Impl> impl_;
   bool cached_ = false;
-  at::Device device_ = at::kCPU;
+  at::Device device32_ = at::kCPU, device64_ = at::kCPU;
+  std::shared_ptr<std::atomic<int>> fallbacks_;  // the store's count
+};
+
+// Where a store's references run: the float32 ones on `float32`, the float64 ones on `float64`.
+struct ReferencePlacement {
+  at::Device float32 = at::kCPU;
+  at::Device float64 = at::kCPU;
+  bool on_host() const { return float32.is_cpu() && float64.is_cpu(); }
+  // "the host", "float32 on cuda:0, float64 on the host", ...: for reports and cache keys.
+  std::string describe() const;
 };
 
 // The Python that exports references (it must import torch): $KAUDIT_PYTHON, else the one the
@@ -133,8 +151,10 @@ class ReferenceStore {
   // Where the references it loads from now on run their forward (Reference::forward). A CUDA
   // device needs libtorch's CUDA part loaded in this process (runtime/cuda/device.h,
   // prepare_host_process).
-  void set_device(at::Device device) { device_ = device; }
-  at::Device device() const { return device_; }
+  void set_placement(ReferencePlacement placement) { placement_ = placement; }
+  const ReferencePlacement& placement() const { return placement_; }
+  // Forwards its references were placed on a device for and ran on the host instead.
+  int host_fallbacks() const { return *fallbacks_; }
 
   // How many exports this store ran (tests use it to prove cache hits).
   int exports_run() const;
@@ -148,6 +168,11 @@ class ReferenceStore {
 
  private:
   const std::string& torch_version_locked();
+  void place(Reference& r) const {
+    r.device32_ = placement_.float32;
+    r.device64_ = placement_.float64;
+    r.fallbacks_ = fallbacks_;
+  }
   Reference load_uncached(const corpus::Task& task, const std::vector<double>& init_values,
                           const std::string& key);
 
@@ -161,12 +186,15 @@ class ReferenceStore {
   std::set<std::string> inflight_;  // keys being exported/loaded right now
   std::atomic<int> exports_{0};
   double export_timeout_s_ = 300;
-  at::Device device_ = at::kCPU;
+  ReferencePlacement placement_;
+  std::shared_ptr<std::atomic<int>> fallbacks_ = std::make_shared<std::atomic<int>>(0);
 };
 
-// The device a store of a run on the given backend should use: device 0 on the CUDA backend,
-// unless KAUDIT_DEVICE_REFERENCES=0 keeps them on the host (to compare the two); the host on the CPU.
-at::Device reference_device(bool cuda_backend);
+// Where a run on the given backend places its references: everything on the host for the CPU
+// backend; for the CUDA backend by KAUDIT_DEVICE_REFERENCES: unset or "float32", the float32
+// references on device 0 and the float64 ones on the host; "all", both on device 0; "0", both
+// on the host (to compare). Throws std::invalid_argument for another value.
+ReferencePlacement reference_placement(bool cuda_backend);
 
 // Model.__init__'s arguments as Python gets them (integers for dims and integer literals, reals
 // for real literals), as a JSON list. Throws std::invalid_argument for a wrong count or a

@@ -959,8 +959,8 @@ std::vector<std::string> worker_environment(const std::string& standins, bool hu
   if (const char* v = std::getenv("KAUDIT_WORKER_HUGEPAGES"); v && std::strcmp(v, "0") == 0) huge_pages = false;
   std::vector<std::string> env;
   for (char** e = environ; *e; ++e) {
-    // PYTORCH_NO_CUDA_MEMORY_CACHING is kaudit's own process's setting (cuda/device.h,
-    // prepare_host_process): a worker's harness models PyTorch's caching allocator, so it needs it.
+    // A worker's harness models PyTorch's caching allocator: PYTORCH_NO_CUDA_MEMORY_CACHING (kaudit's
+    // own process sets it only for a moment, cuda/device.h; a user may have set it) would turn it off.
     if (has(*e, "LD_BIND_NOW=") || (!standins.empty() && has(*e, "LD_LIBRARY_PATH=")) ||
         (huge_pages && has(*e, "GLIBC_TUNABLES=")) || has(*e, "PYTORCH_NO_CUDA_MEMORY_CACHING="))
       continue;

@@ -77,15 +77,21 @@ std::string cuda_backend_problem() {
   const cuda::GpuInfo& gpu = cuda::probe_gpu();
   if (!gpu.problem.empty()) return "--backend cuda: " + gpu.problem;
   // The task's reference Model runs on the GPU too (oracle/reference.h), in this process.
-  if (oracle::reference_device(true).is_cuda())
+  oracle::ReferencePlacement placement;
+  try {
+    placement = oracle::reference_placement(true);
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  if (!placement.on_host())
     if (const std::string e = cuda::prepare_host_process(); !e.empty()) return "--backend cuda: " + e;
   return {};
 }
 
 std::string backend_description(bool cuda) {
   if (!cuda) return "CPU backend";
-  return "CUDA backend, " + cuda::probe_gpu().describe() + ", references on " +
-         (oracle::reference_device(true).is_cuda() ? "the GPU" : "the host (KAUDIT_DEVICE_REFERENCES=0)");
+  return "CUDA backend, " + cuda::probe_gpu().describe() + ", references: " +
+         oracle::reference_placement(true).describe();
 }
 
 std::vector<std::string> tasks_of(const std::vector<std::string>& kernel_ids) {

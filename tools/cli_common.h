@@ -32,7 +32,8 @@ bool parse_backend_flag(const std::string& text);
 // can. When it can, readies this process to run references on the GPU (cuda/device.h,
 // prepare_host_process): call it before any thread starts.
 std::string cuda_backend_problem();
-// "CPU backend", or "CUDA backend, <GPU>, references on the GPU" (or on the host), as reports say it.
+// "CPU backend", or "CUDA backend, <GPU>, references: float32 on cuda:0, float64 on the host" (where
+// oracle/reference.h's placement puts them), as reports say it.
 std::string backend_description(bool cuda);
 // The tasks of `--kernel TASK/NAME` ids (empty when none are given: every task).
 std::vector<std::string> tasks_of(const std::vector<std::string>& kernel_ids);

@@ -99,7 +99,7 @@ int check_command(const std::vector<std::string>& args) {
     if (only.empty() || std::find(only.begin(), only.end(), k.id()) != only.end()) kernels.push_back(&k);
   const auto builds = oracle::build_kernels(kernels, cache, limits.cuda);
   oracle::ReferenceStore references(cache, oracle::default_export_script());
-  references.set_device(oracle::reference_device(limits.cuda));
+  references.set_placement(oracle::reference_placement(limits.cuda));
   runtime::IsolatedRunner runner(runtime::self_executable(), limits);
   const std::string backend = backend_description(limits.cuda);
   oracle::Judge judge(references, runner);

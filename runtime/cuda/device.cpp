@@ -1,5 +1,6 @@
 #include "runtime/cuda/device.h"
 
+#include <ATen/ATen.h>
 #include <dlfcn.h>
 
 #include <cstdio>
@@ -80,10 +81,23 @@ const GpuInfo& probe_gpu() {
 
 std::string prepare_host_process() {
   if (const std::string& problem = probe_gpu().problem; !problem.empty()) return problem;
-  setenv("PYTORCH_NO_CUDA_MEMORY_CACHING", "1", 1);
   const std::string lib = std::string(KAUDIT_TORCH_LIB_DIR) + "/libtorch_cuda.so";
   if (!dlopen(lib.c_str(), RTLD_NOW | RTLD_GLOBAL)) return std::string("cannot load ") + lib + ": " + dlerror();
-  return {};
+  // PyTorch reads the variable once, at its allocator's first allocation: set it for that one and
+  // take it away again, so that no process started from here (a worker, the reference exporter,
+  // an external checker modelling its own GPU harness) inherits it.
+  const char* before = std::getenv("PYTORCH_NO_CUDA_MEMORY_CACHING");
+  const std::string saved = before ? before : "";
+  setenv("PYTORCH_NO_CUDA_MEMORY_CACHING", "1", 1);
+  std::string error;
+  try {
+    (void)at::empty({1}, at::TensorOptions().device(at::Device(at::kCUDA, 0)));
+  } catch (const std::exception& e) {
+    error = std::string("cannot use device 0 from kaudit's own process: ") + e.what();
+  }
+  if (before) setenv("PYTORCH_NO_CUDA_MEMORY_CACHING", saved.c_str(), 1);
+  else unsetenv("PYTORCH_NO_CUDA_MEMORY_CACHING");
+  return error.substr(0, error.find('\n'));
 }
 
 std::int64_t device_free_bytes() {

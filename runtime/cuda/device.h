@@ -21,13 +21,14 @@ struct GpuInfo {
 const GpuInfo& probe_gpu();
 
 // Readies kaudit's own process (not a worker) to run the task's reference Model on device 0
-// (oracle/reference.h, ReferenceStore::set_device): loads libtorch's CUDA part, and turns PyTorch's
-// caching allocator off in this process (PYTORCH_NO_CUDA_MEMORY_CACHING=1), so a reference
-// forward's device memory goes back to the driver when the forward ends rather than staying
-// reserved beside the workers' own shares of the device (WorkerLimits::gpu_memory_fraction).
-// Workers do not inherit the setting (runtime/worker.cpp, worker_environment): the harness they
-// run models the caching allocator. Sets an environment variable, so call it before any thread
-// starts (the commands do, once --backend cuda has found a GPU). Returns what failed, or empty.
+// (oracle/reference.h, ReferencePlacement): loads libtorch's CUDA part, creates the context, and
+// turns PyTorch's caching allocator off in this process (PYTORCH_NO_CUDA_MEMORY_CACHING=1 for its
+// first allocation, then unset), so a reference forward's device memory goes back to the driver
+// when the forward ends rather than staying reserved beside the workers' own shares of the device
+// (WorkerLimits::gpu_memory_fraction). No process started afterwards inherits the setting: the
+// workers' harness models the caching allocator. Sets an environment variable for a moment, so
+// call it before any thread starts (the commands do, once --backend cuda has found a GPU).
+// Returns what failed, or empty.
 std::string prepare_host_process();
 
 // Device 0's free memory in bytes as the driver reports it (cuMemGetInfo, in a context of its

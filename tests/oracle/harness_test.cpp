@@ -353,6 +353,31 @@ TEST(OracleMode, TheRecordingHoldsEachAllocationAndWhatAFreedOneHeld) {
   ASSERT_EQ(trace.live.size(), 1u);
   EXPECT_EQ(trace.live[0].first, trace.events[1].id);
   EXPECT_TRUE(trace.contents.at(trace.live[0].second).equal(bytes(out[0])));
+  EXPECT_EQ(trace.outputs, std::vector<int>{0});  // the output fills the live block
+}
+
+// The CUDA backend's float32 reference comes from the GPU and its recorded forward from the host:
+// adopt_outputs puts the GPU's answer into the output's block, so that what the replay leaves in
+// memory is what the harness compares against; an output of another size, and a view that fills
+// no block of its own, are left as recorded.
+TEST(OracleMode, AdoptedOutputsReplaceWhatTheRecordedForwardReturned) {
+  const at::Tensor x = at::rand({100});
+  ReferenceTrace trace;
+  const auto out = trace_allocations(
+      [&] {
+        at::Tensor t = x * 2;
+        return std::vector<at::Tensor>{t + 1, x.narrow(0, 0, 10)};
+      },
+      trace);
+  ASSERT_EQ(trace.outputs.size(), 2u);
+  ASSERT_GE(trace.outputs[0], 0);
+  EXPECT_EQ(trace.outputs[1], -1);  // a view of the input: not an allocation of the forward
+  const at::Tensor elsewhere = out[0] + 1e-3;  // "the GPU's": a little different
+  adopt_outputs(trace, {elsewhere, x.narrow(0, 0, 10)});
+  const auto block = [&] { return trace.contents.at(trace.live.at(trace.outputs[0]).second); };
+  EXPECT_TRUE(block().equal(bytes(elsewhere)));
+  adopt_outputs(trace, {at::zeros({50})});  // another size: left alone
+  EXPECT_TRUE(block().equal(bytes(elsewhere)));
 }
 
 // The gate every_output_written (oracle/spec.h, Gates): the no-op and a kernel that writes half of

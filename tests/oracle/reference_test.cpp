@@ -58,17 +58,20 @@ class ReferenceTest : public ::testing::Test {
 
 // The CUDA backend's references run on device 0 (oracle/reference.h); where the device cannot run
 // the Model (here: a libtorch without CUDA, as on CI) the forward runs on the host instead, with
-// the host's result to the bit, and the store's references say where they were asked to run.
+// the host's result to the bit, counted; the store's references say where they were placed.
 TEST_F(ReferenceTest, AReferenceTheDeviceCannotRunRunsOnTheHost) {
+  if (at::hasCUDA()) GTEST_SKIP() << "this libtorch has CUDA: the device would run it (gpu_tests cover that)";
   corpus::Task t = load_task_at(kFixtures / "corpus_good/tasks/linear_relu");
   ReferenceStore store(cache_, kScript);
-  EXPECT_TRUE(store.device().is_cpu());
+  EXPECT_TRUE(store.placement().on_host());
   corpus::Assignment dims = corpus::resolve(t, "small");
   const Reference host = store.load(t, dims);
-  store.set_device(at::Device(at::kCUDA, 0));
+  const at::Device gpu(at::kCUDA, 0);
+  store.set_placement({gpu, gpu});
   const Reference device = store.load(t, dims);
-  EXPECT_TRUE(host.device().is_cpu());
-  EXPECT_TRUE(device.device().is_cuda());
+  EXPECT_TRUE(host.device(at::kFloat).is_cpu());
+  EXPECT_TRUE(device.device(at::kFloat).is_cuda());
+  EXPECT_TRUE(device.device(at::kDouble).is_cuda());
   oracle::Recipe r;
   r.seed = 5;
   const auto inputs = oracle::make_inputs(t, r, dims);
@@ -79,7 +82,24 @@ TEST_F(ReferenceTest, AReferenceTheDeviceCannotRunRunsOnTheHost) {
     EXPECT_TRUE(got[0].device().is_cpu());
     EXPECT_TRUE(at::equal(got[0], expected[0]));
   }
-  EXPECT_TRUE(oracle::reference_device(false).is_cpu());
+  EXPECT_EQ(store.host_fallbacks(), 2);  // each call tried the device again
+}
+
+// KAUDIT_DEVICE_REFERENCES picks the CUDA backend's placement; the CPU backend's is the host.
+TEST(ReferencePlacementTest, TheVariableChoosesWhatRunsOnTheDevice) {
+  const char* before = std::getenv("KAUDIT_DEVICE_REFERENCES");
+  const std::string saved = before ? before : "";
+  EXPECT_TRUE(oracle::reference_placement(false).on_host());
+  unsetenv("KAUDIT_DEVICE_REFERENCES");
+  EXPECT_EQ(oracle::reference_placement(true).describe(), "float32 on cuda:0, float64 on the host");
+  setenv("KAUDIT_DEVICE_REFERENCES", "all", 1);
+  EXPECT_EQ(oracle::reference_placement(true).describe(), "cuda:0");
+  setenv("KAUDIT_DEVICE_REFERENCES", "0", 1);
+  EXPECT_EQ(oracle::reference_placement(true).describe(), "the host");
+  setenv("KAUDIT_DEVICE_REFERENCES", "gpu", 1);
+  EXPECT_THROW(oracle::reference_placement(true), std::invalid_argument);
+  if (before) setenv("KAUDIT_DEVICE_REFERENCES", saved.c_str(), 1);
+  else unsetenv("KAUDIT_DEVICE_REFERENCES");
 }
 
 TEST_F(ReferenceTest, LinearReluRoundTripMatchesCpp) {
