@@ -31,7 +31,9 @@ inline constexpr const char* kCacheVersion = "kaudit-audit-v10";
 // om1: the first model (docs/ORACLES.md, Oracle mode).
 // om2: step points only after statements that reach shared memory.
 // om3: step points before and after statements that may write shared memory, none at reads.
-inline constexpr const char* kOracleModelVersion = "om8";
+// om9: the 16 MiB below the first segment read as zeros (om8 faulted there: an H100 did not, in
+// a KernelBench-style harness, fresh process or not; runtime/cpu/device_memory.h).
+inline constexpr const char* kOracleModelVersion = "om9";
 
 // The record cached under `key` in `dir`; nullopt when there is none, or it is no JSON object.
 std::optional<nlohmann::json> cache_read(const std::filesystem::path& dir, const std::string& key);

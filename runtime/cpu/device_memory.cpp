@@ -1,5 +1,7 @@
-#include <cstring>
 #include "runtime/cpu/device_memory.h"
+
+#include <algorithm>
+#include <cstring>
 
 #include "runtime/cpu/guarded_allocator.h"
 
@@ -105,12 +107,16 @@ std::vector<std::pair<std::size_t, std::size_t>> CachingAllocatorModel::free_blo
   return out;
 }
 
-DeviceMemory::DeviceMemory(std::size_t capacity, std::size_t guard)
-    : capacity_(capacity), guard_(guard), model_(capacity) {
+DeviceMemory::DeviceMemory(std::size_t capacity, std::size_t guard, std::size_t mapped_below)
+    : capacity_(capacity), guard_(guard), mapped_below_(std::min(mapped_below, guard)), model_(capacity) {
   void* m = mmap(nullptr, guard + capacity, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (m == MAP_FAILED) return;
   reservation_ = static_cast<char*>(m);
   base_ = reservation_ + guard;
+  if (mapped_below_ > 0 && mprotect(base_ - mapped_below_, mapped_below_, PROT_READ | PROT_WRITE) != 0) {
+    munmap(reservation_, guard + capacity);
+    reservation_ = base_ = nullptr;
+  }
 }
 
 DeviceMemory::~DeviceMemory() {
@@ -143,6 +149,7 @@ void DeviceMemory::reset() {
     madvise(base_, used, MADV_DONTNEED);  // private anonymous pages read as zero afterwards
     mprotect(base_, used, PROT_NONE);
   }
+  if (mapped_below_ > 0) madvise(base_ - mapped_below_, mapped_below_, MADV_DONTNEED);  // what a run wrote there
   model_ = CachingAllocatorModel(capacity_);
   fresh_fill_ = -1;
 }

@@ -25,10 +25,13 @@
 //
 // DeviceMemory puts that model on a reserved address range: segments are mapped read-write as
 // they are created (zeroed), everything else is inaccessible, so a fault there is the model's
-// illegal address. reset() returns it to a fresh process's state. The range begins with an
-// inaccessible guard (kDeviceGuardBytes) below the first segment: without it an access just below
-// the first tensor reached whatever the process had mapped there, and the verdict depended on the
-// process's layout (docs/ORACLES.md, "No memory checker").
+// illegal address. reset() returns it to a fresh process's state. The range begins with a guard
+// (kDeviceGuardBytes) below the first segment: its top kMappedBelowBytes are mapped and read as
+// zeros, as the memory below a checker's tensors did on an H100 (a read just below the first
+// tensor never faulted in a KernelBench-style harness, fresh process or not:
+// docs/calibration/h100-2026-12-06e), the rest is inaccessible, so an access far below faults
+// (without a guard it reached whatever the process had mapped there, and the verdict depended on
+// the process's layout; docs/ORACLES.md, "No memory checker").
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -102,14 +105,19 @@ class CachingAllocatorModel {
 // process's other mappings. Address space only (PROT_NONE, MAP_NORESERVE), counted against the
 // worker's RLIMIT_AS.
 constexpr std::size_t kDeviceGuardBytes = std::size_t(256) << 20;
+// The top of the guard, mapped read-write and zero after every reset(): an H200 probe read zeros
+// down to 16 MiB below a first tensor of the large pool (docs/calibration/h200-2026-12-04b), and
+// reads just below a harness's first tensor were silent in every GPU evaluation since.
+constexpr std::size_t kMappedBelowBytes = std::size_t(16) << 20;
 
 // The model on real memory, for the worker process. Not thread-safe: the audit's workers run one
 // kernel at a time, on one thread (a parallel block loop in the same process only reads tensors).
 class DeviceMemory {
  public:
   // Reserves a guard and `capacity` bytes of address space above it (inaccessible until segments
-  // are made).
-  explicit DeviceMemory(std::size_t capacity, std::size_t guard = kDeviceGuardBytes);
+  // are made); the guard's top `mapped_below` bytes (at most the guard) read as zeros.
+  explicit DeviceMemory(std::size_t capacity, std::size_t guard = kDeviceGuardBytes,
+                        std::size_t mapped_below = kMappedBelowBytes);
   ~DeviceMemory();
   DeviceMemory(const DeviceMemory&) = delete;
   DeviceMemory& operator=(const DeviceMemory&) = delete;
@@ -134,6 +142,7 @@ class DeviceMemory {
   char* base_ = nullptr;
   std::size_t capacity_;
   std::size_t guard_;
+  std::size_t mapped_below_;
   CachingAllocatorModel model_;
   int fresh_fill_ = -1;
 };

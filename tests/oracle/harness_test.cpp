@@ -170,10 +170,25 @@ TEST(OracleMode, AReadPastATensorIntoItsSlackIsSilentAndOutOfBoundsUnderTheMemor
   EXPECT_FALSE(harness_verdict(rq, r).killed);
 }
 
+// Just below the harness's first tensor the modelled memory reads zeros, as an H100 did in a
+// KernelBench-style harness (docs/calibration/h100-2026-12-06e): the run is silent and right.
+TEST(OracleMode, AReadJustBelowTheFirstTensorReadsZerosInOracleMode) {
+  const auto lib = build(writer("if (i < n) y[i] = x[i] + x[i - 256];"), "run");  // x[i - 256]: 1 KiB below x
+  const at::Tensor x = at::rand({256});
+  const ReferenceTrace trace = one_block_trace(x);
+  const auto rq = request(lib, x, x, trace);  // the answer is x: what was read below must be 0
+  const auto r = run_harness(runner(true), rq);
+  ASSERT_EQ(r.trials.size(), 1u);
+  EXPECT_EQ(r.trials[0].status, runtime::Status::Ok) << r.trials[0].message;
+  EXPECT_FALSE(harness_verdict(rq, r).killed);
+  EXPECT_TRUE(r.trials[0].outputs.at(0).equal(x));
+}
+
 TEST(OracleMode, AReadFarBelowTheFirstTensorIsAnIllegalAddressWhateverTheProcessMappedThere) {
   // 64 MiB below x: below every segment of this run, inside the guard that the modelled memory
-  // keeps under its first segment. Without the guard the read reached whatever the process had
-  // mapped there (libraries, heaps, fiber stacks), so it was silent or a host crash by layout.
+  // keeps under its first segment (its top 16 MiB read as zeros, the rest is unmapped). Without the
+  // guard the read reached whatever the process had mapped there (libraries, heaps, fiber stacks),
+  // so it was silent or a host crash by layout.
   const auto lib = build(copy_reading_also("i - (16 << 20)"), "run");
   const at::Tensor x = at::rand({256});
   const ReferenceTrace trace = one_block_trace(x);

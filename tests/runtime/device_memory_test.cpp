@@ -110,7 +110,7 @@ TEST(DeviceMemory, FreshSegmentsAreZeroAndReusedBlocksKeepTheirContents) {
 }
 
 TEST(DeviceMemory, AGuardBelowTheFirstSegmentBelongsToTheRangeAndFaults) {
-  DeviceMemory mem(64 * kMiB, 8 * kMiB);
+  DeviceMemory mem(64 * kMiB, 8 * kMiB, 0);
   ASSERT_TRUE(mem.ok());
   auto* a = static_cast<char*>(mem.allocate(4096));
   ASSERT_EQ(a, mem.base());  // the first segment starts right above the guard
@@ -122,6 +122,24 @@ TEST(DeviceMemory, AGuardBelowTheFirstSegmentBelongsToTheRangeAndFaults) {
   EXPECT_EQ(mem.live_blocks(), 1u);
   // The guard is never mapped: a read there faults (the worker's handler makes it an illegal address).
   EXPECT_EXIT({ volatile char c = *(a - 4096); (void)c; std::exit(0); }, testing::KilledBySignal(SIGSEGV), "");
+}
+
+// The guard's top reads as zeros (as memory below a harness's first tensor did on an H100), takes
+// writes, and is zero again after reset(); below it the guard faults.
+TEST(DeviceMemory, TheTopOfTheGuardReadsAsZerosAndTheRestFaults) {
+  DeviceMemory mem(64 * kMiB, 8 * kMiB, 1 * kMiB);
+  ASSERT_TRUE(mem.ok());
+  auto* a = static_cast<char*>(mem.allocate(4096));
+  ASSERT_EQ(a, mem.base());
+  EXPECT_EQ(a[-1], 0);
+  EXPECT_EQ(a[-static_cast<std::ptrdiff_t>(kMiB)], 0);
+  a[-8] = 42;
+  EXPECT_EQ(a[-8], 42);
+  mem.reset();
+  auto* b = static_cast<char*>(mem.allocate(4096));
+  ASSERT_EQ(b, a);
+  EXPECT_EQ(b[-8], 0);
+  EXPECT_EXIT({ volatile char c = *(b - kMiB - 4096); (void)c; std::exit(0); }, testing::KilledBySignal(SIGSEGV), "");
 }
 
 }  // namespace
