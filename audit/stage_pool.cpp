@@ -175,7 +175,7 @@ void prepare_pool(AuditRun& run, TaskRun& tr) {
     pool_clock = now;
   };
   std::set<std::string> reference_keys;  // in the task's context: verdicts depend on the Model
-  const int fallbacks_before = run.references.host_fallbacks();
+  std::vector<std::string> fell_back;  // "input P float32": reference forwards that ran on the host instead
   for (std::size_t p = 0; p < pool.size(); ++p) {
     if (!pool[p].usable) continue;
     try {
@@ -187,8 +187,14 @@ void prepare_pool(AuditRun& run, TaskRun& tr) {
       reference_keys.insert(run.references.cache_key(task, corpus::init_values(task, pr.dims)));
       pr.reference = run.references.load(task, pr.dims);
       pool_lap(pool_seconds.model);
-      pr.ref64 = pr.reference.forward(pr.inputs, at::kDouble);
-      pr.ref32 = pr.reference.forward(pr.inputs, at::kFloat);
+      // A forward placed on the GPU that ran on the host gives another answer than the placement
+      // promises (no TF32 convolutions): which one is in the task's context.
+      for (auto [ref, precision, name] : {std::tuple{&pr.ref64, at::kDouble, "float64"}, std::tuple{&pr.ref32, at::kFloat, "float32"}}) {
+        const int fallbacks = run.references.host_fallbacks();
+        *ref = pr.reference.forward(pr.inputs, precision);
+        if (run.references.host_fallbacks() != fallbacks)
+          fell_back.push_back("input " + std::to_string(p) + " " + name);
+      }
       pool_lap(pool_seconds.references);
       // A second forward of each, recorded: the first may allocate what only a first run does.
       // Recorded on the host; where a reference came from the GPU, its blocks hold the GPU's answer.
@@ -228,11 +234,11 @@ void prepare_pool(AuditRun& run, TaskRun& tr) {
                 task.name.c_str(), pool.size(), pool_seconds.inputs, pool_seconds.model, pool_seconds.references,
                 pool_seconds.recorded, pool_seconds.keeping);
   run.say(line);
-  // A reference placed on the GPU that ran on the host (reference.h) is another answer than the
-  // placement promises (no TF32 convolutions): said, and the task's results are cached apart.
-  if (const int fell_back = run.references.host_fallbacks() - fallbacks_before; fell_back > 0) {
-    reference_keys.insert("host fallbacks: " + std::to_string(fell_back));
-    const std::string line = task.name + ": " + std::to_string(fell_back) +
+  // A reference placed on the GPU that ran on the host (reference.h): said, and the task's results
+  // are cached apart.
+  if (!fell_back.empty()) {
+    for (const auto& f : fell_back) reference_keys.insert("ran on the host: " + f);
+    const std::string line = task.name + ": " + std::to_string(fell_back.size()) +
                              " reference forward(s) placed on the GPU ran on the host (stderr says why)";
     run.say("pool: " + line);
     std::lock_guard lock(run.mu);

@@ -121,6 +121,9 @@ void install_recording_allocator() {
 std::vector<at::Tensor> trace_reference_forward(const Reference& reference, const std::vector<at::Tensor>& inputs,
                                                 at::ScalarType precision, ReferenceTrace& trace) {
   reference.ready_on_host(precision);
+  // The recording is of a second forward (a first may allocate what only a first run does): where
+  // the reference runs elsewhere, the host's first forward is this one.
+  if (!reference.device(precision).is_cpu()) (void)reference.forward(inputs, precision, at::kCPU);
   return trace_allocations([&] { return reference.forward(inputs, precision, at::kCPU); }, trace);
 }
 

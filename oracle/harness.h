@@ -69,7 +69,8 @@ struct ReferenceTrace {
 std::vector<at::Tensor> trace_allocations(const std::function<std::vector<at::Tensor>()>& fn, ReferenceTrace& trace);
 // trace_allocations of reference.forward(inputs, precision) on the host (whatever the
 // reference's device: the recorder sees CPU allocations; the Model's host copy is loaded first,
-// so the load is not recorded).
+// so the load is not recorded, and where the reference runs on a device an unrecorded host
+// forward goes first, so the recorded one is not the host's first).
 std::vector<at::Tensor> trace_reference_forward(const Reference& reference, const std::vector<at::Tensor>& inputs,
                                                 at::ScalarType precision, ReferenceTrace& trace);
 // Makes the recorded forward's output blocks hold `outputs` (the same forward's answer computed

@@ -81,11 +81,13 @@ struct Reference::Impl {
     return m;
   }
 
-  // The device copies, made on first use (the parameters of a Model: MBs, kept for the run), and
-  // the devices and precisions whose first host fallback was said.
+  // The device copies, made on first use (the parameters of a Model: MBs, kept for the run); the
+  // devices and precisions whose first host fallback was said; those the device cannot run at
+  // all (a failure other than memory: later calls go to the host at once).
   std::mutex device_mu;
   std::map<std::pair<std::string, int>, torch::jit::Module> on_device;
   std::set<std::pair<std::string, int>> fallback_said;
+  std::set<std::pair<std::string, int>> device_unusable;
 };
 
 namespace {
@@ -168,25 +170,37 @@ std::vector<at::Tensor> Reference::forward(const std::vector<at::Tensor>& inputs
   if (device.is_cpu()) return on_host();
   const std::pair<std::string, int> slot{device.str(), precision == at::kDouble ? 64 : 32};
   std::string why;
-  try {
-    torch::jit::Module m;
-    {
-      std::lock_guard<std::mutex> lock(impl_->device_mu);
-      auto it = impl_->on_device.find(slot);
-      if (it == impl_->on_device.end()) it = impl_->on_device.emplace(slot, impl_->load_copy(device, precision)).first;
-      m = it->second;
+  bool out_of_memory = false;
+  bool unusable = false;
+  {
+    std::lock_guard<std::mutex> lock(impl_->device_mu);
+    unusable = impl_->device_unusable.count(slot) != 0;
+  }
+  if (!unusable) {
+    try {
+      torch::jit::Module m;
+      {
+        std::lock_guard<std::mutex> lock(impl_->device_mu);
+        auto it = impl_->on_device.find(slot);
+        if (it == impl_->on_device.end()) it = impl_->on_device.emplace(slot, impl_->load_copy(device, precision)).first;
+        m = it->second;
+      }
+      return run(m, device);
+    } catch (const c10::OutOfMemoryError& e) {
+      why = first_line(e.what_without_backtrace());
+      out_of_memory = true;
+    } catch (const c10::Error& e) {
+      why = first_line(e.what_without_backtrace());
     }
-    return run(m, device);
-  } catch (const c10::Error& e) {
-    why = first_line(e.what_without_backtrace());
   }
   // The host decides whether the Model itself fails here (its error is the one reported). If it
-  // works there, the device lacked something for this call: an operator's CUDA kernel for this
-  // dtype, or the memory while the workers hold theirs. This call's answer is the host's; the
-  // next call tries the device again.
+  // works there, the device lacked something: the memory while the workers hold theirs (this call
+  // only: the next one tries the device again), or anything else, an operator's CUDA kernel for
+  // this dtype, a Model that does not load there (this precision stays on the host from now on).
   std::vector<at::Tensor> out = on_host();
   if (fallbacks_) ++*fallbacks_;
   std::lock_guard<std::mutex> lock(impl_->device_mu);
+  if (!unusable && !out_of_memory) impl_->device_unusable.insert(slot);
   if (impl_->fallback_said.insert(slot).second)
     std::fprintf(stderr, "kaudit: %s: a %s reference forward failed on %s and ran on the host (%s)\n",
                  impl_->problem.c_str(), precision_name, device.str().c_str(), why.c_str());

@@ -18,9 +18,9 @@
 // copying a float64 output of 13 to 17 GB back to the host took longer than the host's forward
 // (docs/RESULTS.md); it moves with KAUDIT_DEVICE_REFERENCES=all. Inputs and outputs stay host
 // tensors: only the forward moves. A forward the device cannot run (an operator without a CUDA
-// kernel for the dtype, too little memory while workers hold theirs) runs on the host instead,
-// that call only; the store counts such calls (host_fallbacks) and says the first of each Model
-// and precision on stderr. Oracle mode's recorded forwards (oracle/harness.h) stay on the host:
+// kernel for the dtype, too little memory while workers hold theirs) runs on the host instead:
+// that call only when the device ran out of memory, every later call too otherwise; the store
+// counts such calls (host_fallbacks) and says the first of each Model and precision on stderr. Oracle mode's recorded forwards (oracle/harness.h) stay on the host:
 // they record CPU allocations.
 #pragma once
 

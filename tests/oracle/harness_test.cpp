@@ -177,11 +177,18 @@ TEST(OracleMode, AReadJustBelowTheFirstTensorReadsZerosInOracleMode) {
   const at::Tensor x = at::rand({256});
   const ReferenceTrace trace = one_block_trace(x);
   const auto rq = request(lib, x, x, trace);  // the answer is x: what was read below must be 0
-  const auto r = run_harness(runner(true), rq);
+  for (bool memcheck : {false, true}) {  // the harness has no memory checker either way
+    const auto r = run_harness(runner(memcheck), rq);
+    ASSERT_EQ(r.trials.size(), 1u);
+    EXPECT_EQ(r.trials[0].status, runtime::Status::Ok) << r.trials[0].message;
+    EXPECT_FALSE(harness_verdict(rq, r).killed);
+    EXPECT_TRUE(r.trials[0].outputs.at(0).equal(x));
+  }
+  // 17 MiB below x: past the mapped 16 MiB (rt::kMappedBelowBytes), in the unmapped guard.
+  const auto deeper = build(copy_reading_also("i - (17 << 18)"), "run");
+  const auto r = run_harness(runner(false), request(deeper, x, x, trace));
   ASSERT_EQ(r.trials.size(), 1u);
-  EXPECT_EQ(r.trials[0].status, runtime::Status::Ok) << r.trials[0].message;
-  EXPECT_FALSE(harness_verdict(rq, r).killed);
-  EXPECT_TRUE(r.trials[0].outputs.at(0).equal(x));
+  EXPECT_EQ(r.trials[0].status, runtime::Status::Crash) << r.trials[0].message;
 }
 
 TEST(OracleMode, AReadFarBelowTheFirstTensorIsAnIllegalAddressWhateverTheProcessMappedThere) {

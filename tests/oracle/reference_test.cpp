@@ -82,7 +82,7 @@ TEST_F(ReferenceTest, AReferenceTheDeviceCannotRunRunsOnTheHost) {
     EXPECT_TRUE(got[0].device().is_cpu());
     EXPECT_TRUE(at::equal(got[0], expected[0]));
   }
-  EXPECT_EQ(store.host_fallbacks(), 2);  // each call tried the device again
+  EXPECT_EQ(store.host_fallbacks(), 2);
 }
 
 // KAUDIT_DEVICE_REFERENCES picks the CUDA backend's placement; the CPU backend's is the host.

@@ -239,11 +239,15 @@ TEST(Gpu, ACheckersLoopRunsOnTheDevice) {
 
 // The task's Model on the device (oracle/reference.h): the outputs come back to the host, the
 // float64 reference is the host's up to summation order, and the host process keeps no device
-// memory once a forward is done (cuda/device.h, prepare_host_process: no caching allocator there):
-// inputs of 256 MB and outputs of 200 to 400 MB, against a tolerance of 16 MB.
+// memory once a forward is done (cuda/device.h, prepare_host_process: no caching allocator there,
+// and no variable left for the processes it starts): forwards moving about 1.2 GB, against 64 MiB
+// for what stays (the Model's device copies, cuBLAS's workspace); a caching allocator would keep
+// the forwards' blocks.
 TEST(Gpu, ReferencesRunOnTheDeviceAndLeaveNoMemoryBehind) {
   SKIP_WITHOUT_GPU();
   ASSERT_EQ(kaudit::cuda::prepare_host_process(), "");
+  EXPECT_EQ(std::getenv("PYTORCH_NO_CUDA_MEMORY_CACHING"), nullptr);
+  const std::int64_t before = kaudit::cuda::device_free_bytes();
   std::vector<kaudit::corpus::Diagnostic> diags;
   const auto task = kaudit::corpus::load_task(std::filesystem::path(KAUDIT_FIXTURES_DIR) / "corpus_good/tasks/linear_relu", diags);
   ASSERT_TRUE(task) << (diags.empty() ? "" : diags[0].message);
@@ -259,10 +263,6 @@ TEST(Gpu, ReferencesRunOnTheDeviceAndLeaveNoMemoryBehind) {
   recipe.seed = 7;
   const auto inputs = kaudit::oracle::make_inputs(*task, recipe, dims);
   const auto host64 = ref.forward(inputs, at::kDouble, at::kCPU);
-  // The device copies of the Model are made once and kept (its parameters: a few hundred bytes).
-  (void)ref.forward(inputs, at::kDouble);
-  (void)ref.forward(inputs, at::kFloat);
-  const std::int64_t before = kaudit::cuda::device_free_bytes();
   const auto dev64 = ref.forward(inputs, at::kDouble);
   const auto dev32 = ref.forward(inputs, at::kFloat);
   const std::int64_t after = kaudit::cuda::device_free_bytes();
@@ -274,7 +274,7 @@ TEST(Gpu, ReferencesRunOnTheDeviceAndLeaveNoMemoryBehind) {
   EXPECT_TRUE(at::allclose(dev32[0].to(at::kDouble), host64[0], 1e-3, 1e-3));
   EXPECT_EQ(store.host_fallbacks(), 0);
   ASSERT_GE(before, 0);
-  EXPECT_LT(std::llabs(after - before), std::int64_t(16) << 20) << "free before " << before << ", after " << after;
+  EXPECT_LT(std::llabs(after - before), std::int64_t(64) << 20) << "free before " << before << ", after " << after;
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One device call: build, GPU tests, the TF32 probe, the CUDA worker after its pool limit, and the
 # gate at kernelbench with references on the GPU and on the host.
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../../../.."  # the repository root
 t0=$(date +%s); el() { echo "[$(( $(date +%s) - t0 )) s] $*"; }
 el setup; tools/gpu/setup.sh build-gpu kaudit gpu_tests > $OUT/setup.log 2>&1 || { tail -40 $OUT/setup.log; exit 1; }
 el gpu_tests; timeout 150 build-gpu/tests/runtime/gpu_tests --gtest_filter='Gpu.References*:Gpu.ACorrect*:Gpu.ACheckersLoop*:Gpu.ASharedInput*' > $OUT/gpu_tests.txt 2>&1; tail -4 $OUT/gpu_tests.txt

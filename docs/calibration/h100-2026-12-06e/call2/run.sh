@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Device call 2: float32 references on the GPU (the default placement), KernelBench's checks on the
 # convolutions whose float32 answer is TF32's on the GPU, the guard mutants of issue 19, timing.
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../../../.."  # the repository root
 t0=$(date +%s); el() { echo "[$(( $(date +%s) - t0 )) s] $*"; }
 el setup; tools/gpu/setup.sh build-gpu kaudit gpu_tests > $OUT/setup.log 2>&1 || { tail -40 $OUT/setup.log; exit 1; }
 el gpu_tests; timeout 100 build-gpu/tests/runtime/gpu_tests --gtest_filter='Gpu.References*:Gpu.ACheckersLoop*' > $OUT/gpu_tests.txt 2>&1; grep -E "OK|FAIL|Failure|free before|PASSED" $OUT/gpu_tests.txt | head
