@@ -8,7 +8,6 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
-#include <optional>
 #include <fstream>
 #include <random>
 #include <sstream>

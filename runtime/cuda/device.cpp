@@ -1,5 +1,7 @@
 #include "runtime/cuda/device.h"
 
+#include "runtime/cuda/gpu_run.h"
+
 #include <ATen/ATen.h>
 #include <dlfcn.h>
 
@@ -81,8 +83,7 @@ const GpuInfo& probe_gpu() {
 
 std::string prepare_host_process() {
   if (const std::string& problem = probe_gpu().problem; !problem.empty()) return problem;
-  const std::string lib = std::string(KAUDIT_TORCH_LIB_DIR) + "/libtorch_cuda.so";
-  if (!dlopen(lib.c_str(), RTLD_NOW | RTLD_GLOBAL)) return std::string("cannot load ") + lib + ": " + dlerror();
+  if (std::string e = GpuRunner::load_cuda_runtime(); !e.empty()) return e;
   // PyTorch reads the variable once, at its allocator's first allocation: set it for that one and
   // take it away again, so that no process started from here (a worker, the reference exporter,
   // an external checker modelling its own GPU harness) inherits it.
