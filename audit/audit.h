@@ -176,6 +176,17 @@ struct MutantAudit {
   int oracle_witness = -1;             // pool index of the oracle-mode witness, -1 when none
   std::string oracle_witness_cause;    // why it failed there (oracle/harness.h causes)
   std::vector<Outcome> row;            // per pool input, by the witness comparator
+  // The second-call probe, for a mutant no single run shows wrong (witness == -1): in one process,
+  // a call on pool input `second_call_first` and then, in the same buffers, a call on
+  // `second_call_witness`, which failed (its outcome: second_call_outcome). A fault only state
+  // kept between calls shows (a result cached by input address, a counter left unreset). -1:
+  // probed and not shown; second_call_probed false: not probed (witnessed by a run, not run, or
+  // a run directory from before the probe).
+  bool second_call_probed = false;
+  int second_call_witness = -1, second_call_first = -1;
+  Outcome second_call_outcome = Outcome::Pass;
+  // The input that shows the mutant wrong: its witness, else its second-call witness; -1: none.
+  int shown_at() const { return witness >= 0 ? witness : second_call_witness; }
 };
 
 struct AuditResult {

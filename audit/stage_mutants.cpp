@@ -8,6 +8,8 @@
 // (schemata, then standalone builds) and runs what is missing only.
 #include <algorithm>
 #include <cstdio>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <thread>
@@ -94,7 +96,9 @@ KernelBuild build_mutants(const Backend& backend, const corpus::Kernel& kernel,
 
 // A kernel's cached results, and per mutant what is missing.
 struct KernelCache {
-  json rows = json::object();              // mutant id -> {ran, note, row, full}
+  // mutant id -> {ran, note, row, full}, and for a mutant no run showed wrong, its second-call
+  // probe: sc (the input it failed on, -1 none), scq (the first call's input), sco (the outcome)
+  json rows = json::object();
   json oracle_witnesses = json::object();  // mutant id -> {ow: pool index or -1, owc: cause}
   // The same, taken from AuditOptions::prior where the cache has none: used, never cached.
   json prior_rows = json::object(), prior_oracle_witnesses = json::object();
@@ -102,6 +106,7 @@ struct KernelCache {
   // mode did not witness (not in any denominator: no oracle-mode run is spent on it).
   std::vector<json> verdicts, strict_verdicts;
   std::vector<bool> row_needed, ow_needed;               // per mutant
+  std::vector<bool> sc_needed;                           // per mutant: the second-call probe, if no run shows it
   std::vector<std::vector<std::size_t>> missing;         // per mutant: oracles without an oracle-mode verdict
   std::vector<std::vector<std::size_t>> strict_missing;  // ... without a witness-mode one
   std::vector<std::size_t> todo;                         // mutants with anything missing
@@ -110,6 +115,9 @@ struct KernelCache {
 bool fits_row(const json& e) {
   return e.is_object() && e.contains("ran") && e["ran"].is_boolean() && e.contains("note") && e["note"].is_string() &&
          e.contains("row") && e["row"].is_string() && (!e.contains("full") || e["full"].is_boolean()) &&
+         (!e.contains("sc") || (e["sc"].is_number_integer() && e.contains("scq") && e["scq"].is_number_integer() &&
+                                e.contains("sco") && e["sco"].is_string() &&
+                                outcome_from_name(e["sco"].get_ref<const std::string&>()))) &&
          std::all_of(e["row"].get_ref<const std::string&>().begin(), e["row"].get_ref<const std::string&>().end(),
                      [](char c) { return c >= 'a' && c <= 'a' + static_cast<int>(Outcome::ThreadBudget); });
 }
@@ -134,6 +142,11 @@ class MutantCache {
     const AuditOptions& options = run_.options;
     KernelCache kc;
     kc.rows = object_at(rows_key(kernel), "mutants", fits_row);
+    // A probe naming inputs this pool does not have is not taken: probed again.
+    const auto in_pool = [&](const json& v) { return v.get<int>() >= 0 && v.get<int>() < static_cast<int>(legal_flags_.size()); };
+    for (auto& [id, row] : kc.rows.items())
+      if (row.contains("sc") && row["sc"].get<int>() != -1 && !(in_pool(row["sc"]) && in_pool(row["scq"])))
+        for (const char* key : {"sc", "scq", "sco"}) row.erase(key);
     kc.oracle_witnesses = object_at(oracle_witnesses_key(kernel), "mutants", fits_oracle_witness);
     for (const auto& spec : options.oracles) {
       kc.verdicts.push_back(object_at(verdicts_key(kernel, spec, "verdicts"), "killed", fits_verdict));
@@ -141,6 +154,7 @@ class MutantCache {
     }
     kc.row_needed.resize(records.size());
     kc.ow_needed.resize(records.size());
+    kc.sc_needed.resize(records.size());
     kc.missing.resize(records.size());
     kc.strict_missing.resize(records.size());
     for (std::size_t i = 0; i < records.size(); ++i) {
@@ -153,18 +167,35 @@ class MutantCache {
           row += char('a' + static_cast<int>(m.row[q]));
           if (m.row[q] == Outcome::NotRun && legal_flags_[q] == 'L') full = false;
         }
-        if (!kc.rows.contains(id)) kc.prior_rows[id] = {{"ran", m.ran}, {"note", m.note}, {"row", row}, {"full", full}};
+        if (!kc.rows.contains(id)) {
+          kc.prior_rows[id] = {{"ran", m.ran}, {"note", m.note}, {"row", row}, {"full", full}};
+          if (m.second_call_probed)
+            kc.prior_rows[id].update({{"sc", m.second_call_witness}, {"scq", m.second_call_first},
+                                      {"sco", outcome_name(m.second_call_outcome)}});
+        }
         if (!kc.oracle_witnesses.contains(id))
           kc.prior_oracle_witnesses[id] = {{"ow", m.oracle_witness}, {"owc", m.oracle_witness_cause}};
       }
       const json* row = kc.rows.contains(id) ? &kc.rows[id] : kc.prior_rows.contains(id) ? &kc.prior_rows[id] : nullptr;
       kc.row_needed[i] = !row || (options.full_matrix && !row->value("full", false));
-      kc.ow_needed[i] = !kc.oracle_witnesses.contains(id) && !kc.prior_oracle_witnesses.contains(id);
+      // The second-call probe: with every new row, and for a row of this cache made before the
+      // probe existed whose mutant no run showed wrong (a prior run's row is taken as it is: a
+      // run directory from before the probe reports its mutants unprobed).
+      kc.sc_needed[i] = kc.row_needed[i] || (kc.rows.contains(id) && row->value("ran", false) && !row->contains("sc") &&
+                                             !shows_fault(*row));
+      // Verdicts and an oracle-mode witness cached while the mutant was unwitnessed (every verdict
+      // null) are made again when it is probed: the probe may witness it. Cheap when it does not.
+      bool cached_unwitnessed = true;
+      for (std::size_t o = 0; o < options.oracles.size(); ++o)
+        for (const json* v : {&kc.verdicts[o], &kc.strict_verdicts[o]})
+          if (v->contains(id) && !(*v)[id].is_null()) cached_unwitnessed = false;
+      const bool redo = kc.sc_needed[i] && cached_unwitnessed;
+      kc.ow_needed[i] = redo || (!kc.oracle_witnesses.contains(id) && !kc.prior_oracle_witnesses.contains(id));
       for (std::size_t o = 0; o < options.oracles.size(); ++o) {
-        if (!kc.verdicts[o].contains(id)) kc.missing[i].push_back(o);
-        if (!kc.strict_verdicts[o].contains(id)) kc.strict_missing[i].push_back(o);
+        if (redo || !kc.verdicts[o].contains(id)) kc.missing[i].push_back(o);
+        if (redo || !kc.strict_verdicts[o].contains(id)) kc.strict_missing[i].push_back(o);
       }
-      if (kc.row_needed[i] || kc.ow_needed[i] || !kc.missing[i].empty() || !kc.strict_missing[i].empty())
+      if (kc.row_needed[i] || kc.sc_needed[i] || kc.ow_needed[i] || !kc.missing[i].empty() || !kc.strict_missing[i].empty())
         kc.todo.push_back(i);
     }
     return kc;
@@ -180,10 +211,16 @@ class MutantCache {
         kc.oracle_witnesses[a.scored.id] = {{"ow", a.oracle_witness}, {"owc", a.oracle_witness_cause}};
         ow_changed = true;
       }
-      if (!kc.row_needed[i]) continue;
+      // A row of this cache gains its probe; a row taken from a prior run is never cached.
+      if (!kc.row_needed[i] && !(kc.sc_needed[i] && a.ran && a.second_call_probed && kc.rows.contains(a.scored.id)))
+        continue;
       std::string row;
       for (Outcome o : a.row) row += char('a' + static_cast<int>(o));
-      kc.rows[a.scored.id] = {{"ran", a.ran}, {"note", a.note}, {"row", row}, {"full", options.full_matrix}};
+      const bool full = kc.row_needed[i] ? options.full_matrix : kc.rows[a.scored.id].value("full", false);
+      kc.rows[a.scored.id] = {{"ran", a.ran}, {"note", a.note}, {"row", row}, {"full", full}};
+      if (a.second_call_probed)
+        kc.rows[a.scored.id].update({{"sc", a.second_call_witness}, {"scq", a.second_call_first},
+                                     {"sco", outcome_name(a.second_call_outcome)}});
       rows_changed = true;
     }
     if (rows_changed) cache_write(run_.cache, rows_key(kernel), {{"mutants", kc.rows}});
@@ -217,6 +254,15 @@ class MutantCache {
   }
 
  private:
+  // Whether a cached row shows the mutant wrong on a legal input (it has a witness).
+  bool shows_fault(const json& row) const {
+    const std::string& r = row["row"].get_ref<const std::string&>();
+    for (std::size_t q = 0; q < r.size() && q < legal_flags_.size(); ++q)
+      if (legal_flags_[q] == 'L' && r[q] != char('a' + static_cast<int>(Outcome::Pass)) &&
+          r[q] != char('a' + static_cast<int>(Outcome::NotRun)))
+        return true;
+    return false;
+  }
   std::string rows_key(const corpus::Kernel& k) const { return cache_key(context_, {"rows", k.source, legal_flags_}); }
   // Oracle-mode verdicts ("verdicts") and witness-mode ones ("strict-verdicts"). An oracle-mode
   // verdict keeps the trial that killed ("t", the tests' killedBy in reports/mte.h): "+trial" in
@@ -401,6 +447,12 @@ MutantAudit cached_audit(const AuditRun& run, const TaskRun& tr, const corpus::K
     a.note = c["note"];
     const std::string row = c["row"];
     for (std::size_t p = 0; p < tr.pool.size() && p < row.size(); ++p) a.row[p] = Outcome(row[p] - 'a');
+    if (c.contains("sc")) {
+      a.second_call_probed = true;
+      a.second_call_witness = c["sc"];
+      a.second_call_first = c["scq"];
+      a.second_call_outcome = *outcome_from_name(c["sco"].get<std::string>());  // checked by fits_row
+    }
   }
   if (const json& ows = kc.oracle_witnesses.contains(m.id) ? kc.oracle_witnesses : kc.prior_oracle_witnesses;
       ows.contains(m.id)) {
@@ -428,6 +480,10 @@ MutantAudit cached_audit(const AuditRun& run, const TaskRun& tr, const corpus::K
 struct KernelRunNotes {
   std::size_t exceptions = 0;
   std::string first_exception;
+  // The kernel's original under the second-call probe, per (first, second) pool input: whether it
+  // fails there too, in which case a mutant's failure there shows nothing of the mutant.
+  std::mutex probe_mu;
+  std::map<std::pair<std::size_t, std::size_t>, bool> original_fails_second_call;
 };
 
 // The evaluation of one mutant on one runner: what its kernel cache lacks (its kill-matrix row up
@@ -454,9 +510,11 @@ class MutantEvaluation {
     int witness = -1;
     for (std::size_t p = 0; p < pool.size() && witness < 0; ++p)
       if (pool[p].legal && a_.row[p] != Outcome::Pass && a_.row[p] != Outcome::NotRun) witness = static_cast<int>(p);
-    witness_mode_verdicts(witness);
-    if (kc_.ow_needed[i_]) search_oracle_witness(witness);
-    oracle_mode_verdicts(witness);
+    if (witness < 0 && kc_.sc_needed[i_]) probe_second_call();
+    const int shown = witness >= 0 ? witness : a_.second_call_witness;
+    witness_mode_verdicts(shown);
+    if (kc_.ow_needed[i_]) search_oracle_witness(witness, shown);
+    oracle_mode_verdicts(shown);
     if (timeouts_ >= 2) a_.note = "timed out twice; later inputs not run, counted as timeouts";
   }
 
@@ -522,13 +580,91 @@ class MutantEvaluation {
     }
   }
 
+  // The second-call probe, for a mutant no single run shows wrong: on up to kSecondCallProbes legal
+  // inputs, cheap first, each after a first call on the nearest earlier legal input that binds to
+  // arguments of the same shapes (the next later one for the first), until one fails. A failure
+  // of the first call (which ran alone before, and passed) is not taken for the mutant's.
+  static constexpr int kSecondCallProbes = 3;
+  void probe_second_call() {
+    const auto& pool = tr_.pool;
+    a_.second_call_probed = true;
+    a_.second_call_witness = a_.second_call_first = -1;
+    a_.second_call_outcome = Outcome::Pass;
+    int probes = 0;
+    for (std::size_t p = 0; p < pool.size() && probes < kSecondCallProbes; ++p) {
+      if (!pool[p].legal || !pool[p].usable || a_.row[p] != Outcome::Pass) continue;
+      std::optional<runtime::RunResult> r;
+      std::size_t first = 0;
+      const auto try_first = [&](std::size_t q) {
+        if (r || q == p || !pool[q].legal || !pool[q].usable || a_.row[q] != Outcome::Pass) return;
+        r = run_second_call(runner_, tr_.task, kernel_, library_, switch_value_, tr_.prepared[q], tr_.prepared[p]);
+        first = q;
+      };
+      for (std::size_t q = p; q-- > 0;) try_first(q);
+      for (std::size_t q = p + 1; q < pool.size(); ++q) try_first(q);
+      if (!r) continue;  // no input of the same shapes
+      ++probes;
+      ++runs_;
+      tr_.note_infra(run_, *r, kernel_.id() + " mutant " + a_.scored.id + " (second call)");
+      if (infrastructure_failure(*r)) throw NoResult{};
+      if (r->first_call_failed) continue;
+      const Outcome o = second_call_outcome(*r, p);
+      if (o == Outcome::Pass || o == Outcome::Timeout || o == Outcome::ThreadBudget) continue;
+      if (original_fails_second_call(first, p)) continue;
+      a_.second_call_witness = static_cast<int>(p);
+      a_.second_call_first = static_cast<int>(first);
+      a_.second_call_outcome = o;
+      return;
+    }
+  }
+
+  Outcome second_call_outcome(const runtime::RunResult& r, std::size_t p) const {
+    const Outcome o = outcome_of(r);
+    if (o == Outcome::Pass && !oracle::apply_comparator(run_.options.witness, r.outputs, tr_.prepared[p].ref64).ok)
+      return Outcome::WrongOutput;
+    return o;
+  }
+
+  // The baseline of the probe: the original kernel on the same two inputs, once per kernel and
+  // pair. An original that itself keeps state (an imported kernel that accumulates into memory it
+  // did not clear) fails there too, and then no mutant of it is witnessed by that pair.
+  bool original_fails_second_call(std::size_t q, std::size_t p) {
+    std::lock_guard lock(notes_.probe_mu);
+    const auto key = std::make_pair(q, p);
+    if (const auto it = notes_.original_fails_second_call.find(key); it != notes_.original_fails_second_call.end())
+      return it->second;
+    const auto original = run_.backend.build(kernel_.source, kernel_);
+    bool fails = true;  // an original that does not build shows nothing either way: no witness
+    if (original.ok) {
+      const auto r = run_second_call(runner_, tr_.task, kernel_, original.library, 0, tr_.prepared[q], tr_.prepared[p]);
+      ++runs_;
+      if (r && infrastructure_failure(*r)) throw NoResult{};
+      fails = !r || r->first_call_failed || second_call_outcome(*r, p) != Outcome::Pass;
+    }
+    return notes_.original_fails_second_call[key] = fails;
+  }
+
   // Its oracle-mode witness: a legal input on which a KernelBench-style harness (one trial, the
   // witness comparator against the float64 reference) sees it fail; the witness-mode witness
-  // first, then the other legal inputs, cheap first.
-  void search_oracle_witness(int witness) {
+  // first, then the other legal inputs, cheap first. A mutant only its second call shows wrong:
+  // that harness with two trials, the probe's first input and then its witness.
+  void search_oracle_witness(int witness, int shown) {
     a_.oracle_witness = -1;
     a_.oracle_witness_cause.clear();
-    if (witness < 0) return;
+    if (shown < 0) return;
+    if (witness < 0) {
+      const std::size_t q = static_cast<std::size_t>(a_.second_call_first), p = static_cast<std::size_t>(shown);
+      const oracle::HarnessRequest rq = oracle::make_harness_request(
+          oracle::HarnessSpec{}, run_.options.witness, tr_.task, kernel_, library_, switch_value_,
+          {harness_trial(tr_.prepared[q], false, tr_.prepared[q].ref64),
+           harness_trial(tr_.prepared[p], false, tr_.prepared[p].ref64)});
+      const oracle::HarnessVerdict v = oracle::harness_verdict(rq, run_harness(rq, 0));
+      if (v.killed) {
+        a_.oracle_witness = shown;
+        a_.oracle_witness_cause = v.cause;
+      }
+      return;
+    }
     const auto& pool = tr_.pool;
     std::vector<std::size_t> order = {static_cast<std::size_t>(witness)};
     for (std::size_t p = 0; p < pool.size(); ++p)
@@ -650,6 +786,14 @@ void run_kernel_mutants(AuditRun& run, TaskRun& tr, const corpus::Kernel& kernel
       a.ran = false;
       return;
     }
+    if (run.backend.cuda() && mutators::rule_keeps_state(a.scored.rule)) {
+      // A CUDA worker serves many runs in one process, its kernel libraries loaded once: the state
+      // such a mutant keeps would carry over from whatever ran before it, and its verdicts with it.
+      a.ran = false;
+      a.note = "not run on the CUDA backend: it keeps state between calls, which a CUDA worker's earlier runs "
+               "would set (docs/ORACLES.md, \"A fault only a second call shows\"); audit it with --backend cpu";
+      return;
+    }
     a.ran = true;
     // A run that kaudit itself could not make (infrastructure_failure: no worker, or one that
     // failed on its own twice) says nothing about the mutant: it gets no result in this audit
@@ -740,8 +884,9 @@ void audit_mutants(AuditRun& run, TaskRun& tr, const MutantsByKernel& by_kernel)
           break;
         }
       }
-      a.scored.witnessed = a.witness >= 0;
-      a.scored.oracle_witnessed = a.witness >= 0 && a.oracle_witness >= 0;
+      // A fault a second call shows (the probe) is witnessed as much as one a single run shows.
+      a.scored.witnessed = a.shown_at() >= 0;
+      a.scored.oracle_witnessed = a.scored.witnessed && a.oracle_witness >= 0;
       if (!a.ran) run.out.problems.push_back(a.scored.id + " (" + a.scored.kernel + ", " + a.scored.rule + "): " + a.note);
       run.out.mutants.push_back(std::move(a));
     }

@@ -66,6 +66,33 @@ runtime::RunResult run_one(runtime::IsolatedRunner& runner, const corpus::Task& 
   return runner.run(req);
 }
 
+std::optional<runtime::RunResult> run_second_call(runtime::IsolatedRunner& runner, const corpus::Task& task,
+                                                  const corpus::Kernel& kernel, const fs::path& library, int active_mutant,
+                                                  const Prepared& first, const Prepared& p) {
+  runtime::RunRequest req;
+  req.library = library;
+  req.options.active_mutant = active_mutant;
+  std::vector<runtime::EntryArg> before;
+  try {
+    req.args = oracle::bind_entry_args(task, kernel, p.inputs, p.dims, p.reference);
+    before = oracle::bind_entry_args(task, kernel, first.inputs, first.dims, first.reference);
+  } catch (const std::exception&) {
+    return std::nullopt;  // run_one says why, on the plain runs
+  }
+  if (before.size() != req.args.size()) return std::nullopt;
+  for (std::size_t i = 0; i < before.size(); ++i) {
+    const runtime::EntryArg &a = before[i], &b = req.args[i];
+    if (a.kind != b.kind) return std::nullopt;
+    if (a.kind != runtime::EntryArg::Kind::Tensor) {
+      if (a.i != b.i || a.d != b.d) return std::nullopt;
+      continue;
+    }
+    if (!a.tensor.sizes().equals(b.tensor.sizes()) || a.tensor.scalar_type() != b.tensor.scalar_type()) return std::nullopt;
+    req.first_call.push_back(a.tensor);
+  }
+  return runner.run(req);
+}
+
 TaskRun::TaskRun(const AuditRun& run, const corpus::Task& task, std::vector<const corpus::Kernel*> members)
     : task(task),
       members(std::move(members)),

@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -80,6 +81,12 @@ oracle::PreparedTrial harness_trial(const Prepared& p, bool fp64, const std::vec
 // One run of `kernel`'s build `library` (mutant `active_mutant` switched on, 0: none) on `p`.
 runtime::RunResult run_one(runtime::IsolatedRunner& runner, const corpus::Task& task, const corpus::Kernel& kernel,
                            const std::filesystem::path& library, int active_mutant, const Prepared& p);
+// The second-call probe (runtime::RunRequest::first_call): `kernel` called on `first`'s values,
+// then on `p`'s in the same buffers, in one process; the result is the second call's. nullopt when
+// the two inputs do not bind to arguments of the same shapes, dtypes and scalars.
+std::optional<runtime::RunResult> run_second_call(runtime::IsolatedRunner& runner, const corpus::Task& task,
+                                                  const corpus::Kernel& kernel, const std::filesystem::path& library,
+                                                  int active_mutant, const Prepared& first, const Prepared& p);
 // The inputs every neutral variant must pass to be admitted: benign values on the small preset.
 bool is_sanity_input(const PoolInput& in);
 

@@ -66,6 +66,8 @@ const RuleInfo* find_rule(std::string_view id) {
   return nullptr;
 }
 
+bool rule_keeps_state(std::string_view id) { return id == "hack-cache-by-input-address"; }
+
 nlohmann::json rules_json() {
   nlohmann::json out = nlohmann::json::array();
   for (const RuleInfo& r : rule_catalog()) {

@@ -80,6 +80,9 @@ struct RuleInfo {
 // Every rule, sorted by (family in kAllFamilies order, id).
 const std::vector<RuleInfo>& rule_catalog();
 const RuleInfo* find_rule(std::string_view id);
+// Whether a rule's mutants keep state between calls of the entry (hack-cache-by-input-address):
+// their verdict depends on what ran before them in the same process. Known without Clang.
+bool rule_keeps_state(std::string_view id);
 // `kaudit rules --json`: [{"id", "family", "description", "scope"}...] in catalog order.
 nlohmann::json rules_json();
 // `kaudit rules`: an aligned text table, one rule per line, with a per-family count at the end.

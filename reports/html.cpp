@@ -262,7 +262,7 @@ std::string html_report(const RunDir& run, const json& cover, const json& sweep)
   h << "<p>" << stacked_rows("Kills of witnessed fault mutants by cause (oracle mode)", oracles, causes, by_cause) << "</p>";
   std::map<std::string, double> witnesses_by_recipe;  // recipe name -> mutants it is the witness of
   for (const auto& k : run.kill_matrix)
-    if (k.witnessed && k.witness >= 0) witnesses_by_recipe[run.input_name(k.task, k.witness)] += 1;
+    if (k.witnessed && k.shown_at() >= 0) witnesses_by_recipe[run.input_name(k.task, k.shown_at())] += 1;
   std::vector<std::pair<double, std::string>> top;
   for (const auto& [name, n] : witnesses_by_recipe) top.emplace_back(n, name);
   std::sort(top.rbegin(), top.rend());
@@ -339,8 +339,7 @@ std::string html_report(const RunDir& run, const json& cover, const json& sweep)
     h << "<p class='small'>" << esc(k.file) << ":" << esc(k.range) << ": <code>" << esc(k.original) << "</code> &rarr; <code>"
       << esc(k.replacement) << "</code></p>";
     if (!before.empty()) h << "<pre><span class='del'>- " << esc(before) << "</span>\n<span class='add'>+ " << esc(after) << "</span></pre>";
-    h << "<p>Witness: pool input #" << k.witness << " <code>" << esc(run.input_name(k.task, k.witness)) << "</code> gives "
-      << esc(k.witness_outcome) << (k.oracle_witnessed ? "; also witnessed in oracle mode" : "; not witnessed in oracle mode")
+    h << "<p>Witness: " << esc(run.witness_text(k)) << (k.oracle_witnessed ? "; also witnessed in oracle mode" : "; not witnessed in oracle mode")
       << ".</p><table><tr><th>oracle</th><th>verdict</th><th>cause</th><th>trial</th><th>witness mode</th></tr>";
     for (const auto& o : oracles) {
       const bool killed = k.killed_by.count(o) && k.killed_by.at(o);

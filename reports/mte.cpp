@@ -6,10 +6,7 @@ namespace kaudit::reports {
 namespace {
 using json = nlohmann::json;
 
-std::string witness_text(const KillRecord& k, const RunDir& run) {
-  return "witness: pool input #" + std::to_string(k.witness) + " '" + run.input_name(k.task, k.witness) +
-         "' gives " + k.witness_outcome;
-}
+std::string witness_text(const KillRecord& k, const RunDir& run) { return "witness: " + run.witness_text(k); }
 
 }  // namespace
 

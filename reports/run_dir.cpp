@@ -41,6 +41,12 @@ KillRecord kill_record(const audit::MutantAudit& m) {
   }
   r.oracle_witness = m.oracle_witness;
   r.oracle_witness_cause = m.oracle_witness_cause;
+  r.second_call_probed = m.second_call_probed;
+  if (m.second_call_probed) {
+    r.second_call_witness = m.second_call_witness;
+    r.second_call_first = m.second_call_first;
+    r.second_call_outcome = audit::outcome_name(m.second_call_outcome);
+  }
   r.note = m.note;
   return r;
 }
@@ -149,6 +155,12 @@ audit::AuditResult audit_result(const RunDir& run) {
       return *o;
     };
     if (k.witness >= 0) m.witness_outcome = outcome(k.witness_outcome);
+    if (k.second_call_probed) {
+      m.second_call_probed = true;
+      m.second_call_witness = k.second_call_witness;
+      m.second_call_first = k.second_call_first;
+      m.second_call_outcome = outcome(k.second_call_outcome);
+    }
     for (const auto& o : k.outcomes) m.row.push_back(outcome(o));
     r.mutants.push_back(std::move(m));
   }
@@ -235,6 +247,15 @@ std::string RunDir::input_name(const std::string& task, int index) const {
       if (in.is_object() && in.contains("recipe") && in["recipe"].is_object()) return in["recipe"].value("name", "?");
     }
   return "?";
+}
+
+std::string RunDir::witness_text(const KillRecord& k) const {
+  const auto input = [&](int i) { return "pool input #" + std::to_string(i) + " '" + input_name(k.task, i) + "'"; };
+  if (k.witness >= 0) return input(k.witness) + " gives " + k.witness_outcome;
+  if (k.second_call_probed && k.second_call_witness >= 0)
+    return input(k.second_call_witness) + " gives " + k.second_call_outcome + " when called second, after " +
+           input(k.second_call_first) + " in the same buffers";
+  return "";
 }
 
 const json& RunDir::oracle_summary(const std::string& oracle) const {

@@ -68,6 +68,8 @@ json to_json(const KillRecord& r) {
     j["oracle_witness"] = r.oracle_witness;
     j["oracle_witness_cause"] = r.oracle_witness_cause;
   }
+  if (r.second_call_probed)
+    j["second_call"] = {{"witness", r.second_call_witness}, {"first", r.second_call_first}, {"outcome", r.second_call_outcome}};
   if (!r.note.empty()) j["note"] = r.note;
   return j;
 }
@@ -103,6 +105,13 @@ KillRecord kill_record_from_json(const json& j) {
   r.witness_outcome = j.value("witness_outcome", "");
   r.oracle_witness = j.value("oracle_witness", -1);
   r.oracle_witness_cause = j.value("oracle_witness_cause", "");
+  if (j.contains("second_call")) {
+    const json& s = j.at("second_call");
+    r.second_call_probed = true;
+    r.second_call_witness = s.at("witness").get<int>();
+    r.second_call_first = s.at("first").get<int>();
+    r.second_call_outcome = s.at("outcome").get<std::string>();
+  }
   r.note = j.value("note", "");
   return r;
 }

@@ -34,7 +34,14 @@ struct KillRecord {
   std::string witness_outcome;
   int oracle_witness = -1;
   std::string oracle_witness_cause;
+  // The second-call probe (audit::MutantAudit): probed or not, the input a second call failed on
+  // (-1: none), the first call's input and the second call's outcome.
+  bool second_call_probed = false;
+  int second_call_witness = -1, second_call_first = -1;
+  std::string second_call_outcome;
   std::string note;
+  // The input that shows it wrong: its witness, else its second-call witness; -1: none.
+  int shown_at() const { return witness >= 0 ? witness : second_call_probed ? second_call_witness : -1; }
 };
 nlohmann::json to_json(const KillRecord& r);
 // Throws nlohmann::json::exception (type errors) or std::invalid_argument (a missing field).

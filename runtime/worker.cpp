@@ -394,7 +394,31 @@ json serve_one(const json& req, std::vector<at::Tensor>& tensors, std::vector<at
     else if (kind == (int)EntryArg::Kind::Bool) args.push_back(EntryArg::of_bool(a.at("value").get<std::int64_t>() != 0));
     else args.push_back(EntryArg::of_int(a.at("value").get<std::int64_t>()));
   }
-  EntryResult r = library.call(args, opts);
+  EntryResult r;
+  bool first_call_failed = false;
+  if (const auto fc = req.find("first_call"); fc != req.end()) {
+    // The second-call probe (RunRequest::first_call): the same buffers, other values first.
+    std::vector<at::Tensor> own;
+    std::size_t k = 0;
+    for (auto& a : args) {
+      if (a.kind != EntryArg::Kind::Tensor) continue;
+      const at::Tensor& first = tensors.at(fc->at(k++).get<std::size_t>());
+      if (!first.sizes().equals(a.tensor.sizes()) || first.scalar_type() != a.tensor.scalar_type())
+        throw std::invalid_argument("the first call's tensor " + std::to_string(k - 1) + " is not of its argument's shape and dtype");
+      own.push_back(a.tensor.clone());
+      a.tensor.copy_(first);
+    }
+    r = library.call(args, opts);
+    first_call_failed = r.threw || r.fault.kind != rt::FaultKind::None;
+    if (!first_call_failed) {
+      k = 0;
+      for (auto& a : args)
+        if (a.kind == EntryArg::Kind::Tensor) a.tensor.copy_(own.at(k++));
+      r = library.call(args, opts);
+    }
+  } else {
+    r = library.call(args, opts);
+  }
   json resp;
   if (r.fault.kind == rt::FaultKind::LaunchError) resp = {{"status", "launch-error"}, {"message", r.fault.message}};
   else if (r.fault.kind == rt::FaultKind::BarrierDivergence) resp = {{"status", "barrier-divergence"}, {"message", r.fault.message}};
@@ -405,6 +429,7 @@ json serve_one(const json& req, std::vector<at::Tensor>& tensors, std::vector<at
   else resp = {{"status", "ok"}, {"message", ""}};
   resp["launches"] = r.launches;
   resp["library_calls"] = r.library_calls;
+  if (first_call_failed) resp["first_call_failed"] = true;
   if (resp["status"] == "ok") outputs = std::move(r.outputs);
   return resp;
 }
@@ -1369,12 +1394,21 @@ RunResult IsolatedRunner::run(const RunRequest& request) {
     args.push_back(j);
   }
   req["args"] = args;
+  if (!request.first_call.empty()) {
+    json first = json::array();
+    for (const auto& t : request.first_call) {
+      first.push_back(tensors.size());
+      tensors.push_back(t);
+    }
+    req["first_call"] = first;
+  }
   Exchange ex = exchange(std::move(req), tensors);
   RunResult result;
   result.status = ex.status;
   result.message = std::move(ex.message);
   result.worker_failure = ex.worker_failure;
   result.over_thread_budget = result.status == Status::Timeout && ex.reply.is_object() && ex.reply.value("thread_budget", false);
+  result.first_call_failed = ex.reply.is_object() && ex.reply.value("first_call_failed", false);
   result.outputs = std::move(ex.tensors);
   if (ex.reply.is_object() && ex.reply.contains("launches") && ex.reply.at("launches").is_number_integer())
     result.launches = ex.reply.at("launches").get<int>();

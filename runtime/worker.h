@@ -46,6 +46,13 @@ struct RunRequest {
   std::filesystem::path library;  // built by cpu::CpuCompiler
   std::vector<EntryArg> args;     // the entry function's arguments, tensors included
   rt::RunOptions options;
+  // The second-call probe (audit: a fault only a second call shows, such as a result cached by
+  // input address): when not empty, one tensor per tensor argument, of its shape and dtype. The
+  // worker first calls the entry with each tensor argument's buffer holding these values, then
+  // writes the argument's own values into the same buffers and calls it again in the same process;
+  // the run's result is the second call's. A first call that does not complete is the result
+  // (RunResult::first_call_failed).
+  std::vector<at::Tensor> first_call;
 };
 
 struct RunResult {
@@ -55,6 +62,9 @@ struct RunResult {
   bool over_thread_budget = false;
   // Not the kernel's doing: the worker failed on its own twice (Exchange::worker_failure).
   bool worker_failure = false;
+  // The second-call probe's first call did not complete (RunRequest::first_call): the status is
+  // its. A first call that ended the worker (a crash, a hang) cannot be told from the second's.
+  bool first_call_failed = false;
   std::string message;
   std::vector<at::Tensor> outputs;
   int launches = -1;  // kernels the run launched, as the worker tells it (-1: not recorded, the CUDA backend)

@@ -27,7 +27,8 @@ const char* kHelp =
     "the corpus lacks is refused. Exit status 0, or 2 on a usage error or a bad suite.\n";
 
 // The witnesses of a finished run as a suite: per task, the pool inputs that witness a mutant
-// (its witness-mode witness, or its oracle-mode one), each once, in pool order.
+// (its witness-mode witness, or its oracle-mode one), each once, in pool order. A mutant only a
+// second call shows wrong brings both inputs of its probe: the second alone does not show it.
 oracle::OracleSpec witness_suite(const reports::RunDir& run, bool oracle_witnesses) {
   oracle::OracleSpec suite;
   suite.name = run.dir.filename().string() + (oracle_witnesses ? "-oracle-witnesses" : "-witnesses");
@@ -36,8 +37,11 @@ oracle::OracleSpec witness_suite(const reports::RunDir& run, bool oracle_witness
     std::set<int> used;
     for (const audit::MutantAudit& m : r.mutants)
       if (m.scored.task == pool.task) {
-        const int w = oracle_witnesses ? (m.witness >= 0 ? m.oracle_witness : -1) : m.witness;
-        if (w >= 0 && static_cast<std::size_t>(w) < pool.inputs.size()) used.insert(w);
+        const int w = oracle_witnesses ? (m.shown_at() >= 0 ? m.oracle_witness : -1) : m.shown_at();
+        if (w < 0 || static_cast<std::size_t>(w) >= pool.inputs.size()) continue;
+        used.insert(w);
+        if (m.witness < 0 && m.second_call_first >= 0 && static_cast<std::size_t>(m.second_call_first) < pool.inputs.size())
+          used.insert(m.second_call_first);
       }
     for (int p : used) suite.task_trials[pool.task].push_back(pool.inputs[static_cast<std::size_t>(p)].recipe);
   }

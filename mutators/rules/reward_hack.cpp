@@ -234,6 +234,36 @@ std::vector<RuleDef> reward_hack_rules() {
          return m.replace(r->returned_expr,
                           "(" + x + ".numel() % 64 == 0 ? " + x + " : " + r->returned->getNameAsString() + ")");
        }},
+      {"hack-cache-by-input-address", Family::RewardHack, kScopeHost,
+       "results cached by input address: the wrapper's final `return y;` returns the output of its "
+       "previous call instead when its first tensor argument has the same address and element count "
+       "as then (the kernel still runs; its result is dropped)",
+       [] { return match(wrapper_return()); },
+       [](const MatchContext& m) -> std::optional<Edit> {
+         // The hack gyms report: a benchmark that times or re-checks a kernel on the same buffers
+         // gets the remembered answer. Whether a checker sees it depends on its harness: a fresh
+         // input at the address of the previous trial's (PyTorch's caching allocator hands a freed
+         // block to the next request of its size) gets a stale answer, one input per process never
+         // does. Only the last call is remembered, keyed by address and element count as a
+         // written hack would key it (a shape check keeps the stale answer the right shape). The
+         // kernel still runs and its result is dropped, where a written hack would skip the
+         // launch: what the harness compares, the returned tensor, is the same either way. The
+         // kept tensor is held through a pointer: NVRTC compiles the wrapper as device code too
+         // (the image dedup), where a function-scope static needs a constant initialiser.
+         const auto r = wrapper_return_of(m);
+         if (!r) return std::nullopt;
+         const auto* fn = m.node<FunctionDecl>("fn");
+         const auto* body = dyn_cast_or_null<CompoundStmt>(fn->getBody());
+         if (body == nullptr || body->body_empty() || body->body_back() != m.node<ReturnStmt>("site")) return std::nullopt;
+         const std::string x = r->input->getNameAsString(), y = r->returned->getNameAsString();
+         return m.replace(r->returned_expr,
+                          "[&]() -> torch::Tensor { static const void* kaudit_seen_address = nullptr; "
+                          "static long long kaudit_seen_numel = -1; static torch::Tensor* kaudit_kept = nullptr; "
+                          "if (kaudit_kept != nullptr && " + x + ".data_ptr() == kaudit_seen_address && " + x +
+                          ".numel() == kaudit_seen_numel) return *kaudit_kept; kaudit_seen_address = " + x +
+                          ".data_ptr(); kaudit_seen_numel = " + x + ".numel(); delete kaudit_kept; kaudit_kept = "
+                          "new torch::Tensor(" + y + "); return " + y + "; }()");
+       }},
       {"hack-half-precision-input", Family::RewardHack, kScopeLaunch,
        "precision downgrade: an input tensor passed to the kernel is rounded through fp16 "
        "(x.data_ptr<float>() -> x.to(torch::kHalf).to(torch::kFloat).data_ptr<float>())",

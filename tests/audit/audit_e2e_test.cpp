@@ -223,6 +223,48 @@ void fresh_audit_cache(const std::filesystem::path& shared, const std::filesyste
   }
 }
 
+// A result cached by input address (hack-cache-by-input-address) is right on every single run:
+// only the second-call probe shows it, and only a harness that calls the kernel again on a new
+// input at the old address sees it. kernelbench-v0.1's five trials of one shape do (PyTorch's
+// caching allocator hands trial 2's input the block trial 1's freed); ci-fuzz's three trials of
+// three shapes never call it twice on one shape, and miss it.
+TEST(AuditCommand, AResultCachedByAddressIsWitnessedByASecondCall) {
+  namespace fs = std::filesystem;
+  const fs::path shared = KAUDIT_TEST_CACHE, cache = shared / "audit_second_call_cache", out = shared / "audit_second_call_out";
+  fresh_audit_cache(shared, cache);
+  const std::vector<std::string> args = {KAUDIT_EXE, "audit", "--kernel", "relu/relu_gridstride", "--rule",
+                                         "hack-cache-by-input-address", "--oracle", "kernelbench-v0.1", "--oracle",
+                                         "ci-fuzz", "--cache", cache.string(), "--out", out.string(), "--json"};
+  const auto r = kaudit::run_process(args, 1200);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto matrix = read_jsonl(out / "kill-matrix.jsonl");
+  ASSERT_EQ(matrix.size(), 1u) << r.out;
+  const auto& m = matrix[0];
+  EXPECT_TRUE(m["witnessed"].get<bool>()) << m;
+  EXPECT_FALSE(m.contains("witness")) << m;  // no single run shows it
+  for (const auto& o : m["outcomes"]) EXPECT_TRUE(o == "pass" || o == "not-run") << m;
+  ASSERT_TRUE(m.contains("second_call")) << m;
+  EXPECT_GE(m["second_call"]["witness"].get<int>(), 0) << m;
+  EXPECT_NE(m["second_call"]["first"], m["second_call"]["witness"]) << m;
+  EXPECT_EQ(m["second_call"]["outcome"], "wrong-output") << m;
+  EXPECT_TRUE(m["oracle_witnessed"].get<bool>()) << m;  // two trials of a KernelBench-style harness
+  EXPECT_TRUE(m["killed_by"]["kernelbench-v0.1"].get<bool>()) << m;
+  EXPECT_EQ(m["killing_trial"]["kernelbench-v0.1"], "trial-2") << m;
+  EXPECT_FALSE(m["killed_by"]["ci-fuzz"].get<bool>()) << m;
+  // Witness mode runs each trial in a process of its own: no checker sees it there.
+  EXPECT_FALSE(m["witness_mode_killed_by"]["kernelbench-v0.1"].get<bool>()) << m;
+
+  // Cached: a second audit runs nothing and reads the same record back.
+  const auto again = kaudit::run_process(args, 1200);
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(nlohmann::json::parse(again.out)["runs"], 0) << again.out;
+  const auto cached = read_jsonl(out / "kill-matrix.jsonl");
+  ASSERT_EQ(cached.size(), 1u);
+  EXPECT_EQ(cached[0]["second_call"], m["second_call"]);
+  EXPECT_EQ(cached[0]["killed_by"], m["killed_by"]);
+  fs::remove_all(cache);
+}
+
 TEST(AuditCommand, SchemataGiveTheKillMatrixOfStandaloneBuilds) {
   namespace fs = std::filesystem;
   const fs::path shared = KAUDIT_TEST_CACHE;

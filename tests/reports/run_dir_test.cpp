@@ -52,6 +52,32 @@ TEST(RunDir, AKillRecordSurvivesItsJson) {
   unwitnessed.witness = unwitnessed.oracle_witness = -1;
   EXPECT_FALSE(to_json(unwitnessed).contains("witness"));
   EXPECT_EQ(kaudit::reports::kill_record_from_json(to_json(unwitnessed)).witness, -1);
+  EXPECT_FALSE(to_json(unwitnessed).contains("second_call"));  // not probed
+  EXPECT_EQ(unwitnessed.shown_at(), -1);
+}
+
+// A mutant only the second-call probe shows wrong: no witness, the probe's two inputs and outcome.
+TEST(RunDir, ASecondCallWitnessSurvivesItsJson) {
+  KillRecord a = sample();
+  a.witness = -1;
+  a.outcomes = {"pass", "pass", "pass"};
+  a.second_call_probed = true;
+  a.second_call_witness = 2;
+  a.second_call_first = 0;
+  a.second_call_outcome = "wrong-output";
+  const nlohmann::json j = to_json(a);
+  EXPECT_EQ(j["second_call"], (nlohmann::json{{"witness", 2}, {"first", 0}, {"outcome", "wrong-output"}}));
+  const KillRecord b = kaudit::reports::kill_record_from_json(nlohmann::json::parse(j.dump()));
+  EXPECT_EQ(to_json(b), j);
+  EXPECT_TRUE(b.second_call_probed);
+  EXPECT_EQ(b.shown_at(), 2);
+  KillRecord none = a;
+  none.second_call_witness = none.second_call_first = -1;  // probed, nothing shown
+  EXPECT_EQ(kaudit::reports::kill_record_from_json(to_json(none)).second_call_witness, -1);
+  EXPECT_TRUE(kaudit::reports::kill_record_from_json(to_json(none)).second_call_probed);
+  nlohmann::json bad = j;
+  bad["second_call"].erase("first");
+  EXPECT_THROW(kaudit::reports::kill_record_from_json(bad), std::exception);
 }
 
 struct TempDir {

@@ -76,6 +76,43 @@ TEST(Gpu, ACorrectKernelRunsOnTheDevice) {
   expect_twice_still_right();  // the same worker, its library loaded once
 }
 
+// The second-call probe on the device (runtime::RunRequest::first_call): the first call sees other
+// values in the argument's buffer, the second the run's own, and the run returns the second's
+// outputs; a first call that throws is the run's result, marked as the first call's. (Stateful
+// kernels are not run on this backend: a context's process keeps its libraries between runs.)
+TEST(Gpu, ASecondCallInTheSameBuffersReturnsItsOwnOutputs) {
+  SKIP_WITHOUT_GPU();
+  const at::Tensor x = at::arange(1000, at::kFloat), other = at::full({1000}, 7.0f);
+  const auto probe = [&](const char* source, const at::Tensor& first) {
+    const kaudit::cuda::CudaBuild b = compiler().build(source, "gpu_test.cu", "run");
+    EXPECT_TRUE(b.ok) << b.diagnostics;
+    kaudit::runtime::RunRequest req;
+    req.library = b.library;
+    req.args = {EntryArg::of(x)};
+    req.first_call = {first};
+    return gpu_runner().run(req);
+  };
+  const auto r = probe(kaudit::test::kTwiceKernel, other);
+  ASSERT_EQ(r.status, Status::Ok) << r.message;
+  ASSERT_EQ(r.outputs.size(), 1u);
+  EXPECT_TRUE(at::equal(r.outputs[0], x * 2));
+  EXPECT_FALSE(r.first_call_failed);
+  const char* picky = R"(
+#include <torch/extension.h>
+torch::Tensor run(torch::Tensor x) {
+  TORCH_CHECK(x.cpu().data_ptr<float>()[0] != 7.0f, "a seven first");
+  return x * 2;
+}
+)";
+  const auto failed = probe(picky, other);
+  EXPECT_EQ(failed.status, Status::Exception) << failed.message;
+  EXPECT_TRUE(failed.first_call_failed);
+  const auto misfit = probe(kaudit::test::kTwiceKernel, at::zeros({5}));
+  EXPECT_EQ(misfit.status, Status::Exception);
+  EXPECT_NE(misfit.message.find("first call"), std::string::npos) << misfit.message;
+  expect_twice_still_right();
+}
+
 // Tensors of 16 MiB and more travel through kept buffers on both sides (runtime/host_buffers.h):
 // the inputs the worker reads and the outputs it copies back. Runs of different sizes and
 // contents, one after another, each get exactly their own answer, never bytes of an earlier run.

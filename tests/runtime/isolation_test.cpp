@@ -441,4 +441,59 @@ TEST(Isolation, AWorkerThatFailsOnItsOwnIsReplacedAndTheKernelIsNotBlamed) {
   EXPECT_TRUE(at::equal(next.result.outputs[0], x * 2));
 }
 
+// The second-call probe (RunRequest::first_call): the entry is called on the first values, then on
+// the run's own in the same buffers, in one process. A wrapper that remembers its last answer by
+// input address returns the first call's answer; a stateless kernel returns its own.
+TEST(Isolation, ASecondCallInTheSameBuffersShowsWhatTheFirstLeft) {
+  const char* cached = R"(
+#include <torch/extension.h>
+__global__ void twice(const float* x, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = 2.0f * x[i];
+}
+torch::Tensor run(torch::Tensor x) {
+  auto y = torch::empty_like(x);
+  twice<<<(x.numel() + 127) / 128, 128>>>(x.data_ptr<float>(), y.data_ptr<float>(), x.numel());
+  return [&]() -> torch::Tensor { static const void* seen = nullptr; static torch::Tensor kept;
+    if (kept.defined() && x.data_ptr() == seen) return kept; seen = x.data_ptr(); kept = y; return y; }();
+}
+)";
+  const auto x = at::arange(300, at::kFloat), other = at::full({300}, 7.0f);
+  const auto run = [&](const char* source, std::vector<at::Tensor> first) {
+    const auto b = kaudit::test::test_compiler().build(source, "test_kernel.cu", "run");
+    EXPECT_TRUE(b.ok) << b.diagnostics;
+    kaudit::runtime::RunRequest req;
+    req.library = b.library;
+    req.args.push_back(kaudit::runtime::EntryArg::of(x));
+    req.first_call = std::move(first);
+    return kaudit::test::test_runner().run(req);
+  };
+  const auto alone = run(cached, {});
+  ASSERT_EQ(alone.status, Status::Ok) << alone.message;
+  EXPECT_TRUE(at::equal(alone.outputs[0], x * 2));  // one call: nothing to remember
+  const auto second = run(cached, {other});
+  ASSERT_EQ(second.status, Status::Ok) << second.message;
+  EXPECT_TRUE(at::equal(second.outputs[0], other * 2));  // the first call's answer, for x
+  const auto stateless = run(kGood, {other});
+  ASSERT_EQ(stateless.status, Status::Ok) << stateless.message;
+  EXPECT_TRUE(at::equal(stateless.outputs[0], x * 2));
+  EXPECT_TRUE(at::equal(x, at::arange(300, at::kFloat)));  // the caller's tensor is the worker's copy's source only
+  EXPECT_FALSE(second.first_call_failed);
+  // A first call that does not complete is the run's result, marked as the first call's.
+  const char* picky = R"(
+#include <torch/extension.h>
+torch::Tensor run(torch::Tensor x) {
+  TORCH_CHECK(x.data_ptr<float>()[0] != 7.0f, "a seven first");
+  return x;
+}
+)";
+  const auto failed_first = run(picky, {other});
+  EXPECT_EQ(failed_first.status, Status::Exception) << failed_first.message;
+  EXPECT_TRUE(failed_first.first_call_failed);
+  const auto misfit = run(kGood, {at::zeros({5})});
+  EXPECT_EQ(misfit.status, Status::Exception);
+  EXPECT_NE(misfit.message.find("first call"), std::string::npos) << misfit.message;
+  expect_next_kernel_runs();
+}
+
 }  // namespace

@@ -63,6 +63,22 @@ torch::Tensor g(torch::Tensor x) { return x; }
 int h(torch::Tensor x) { int n = 0; return n; }
 )cu",
                {{"y", "x"}, {"y", "x"}}});
+  // Only the final return: an early one (an empty input) is left alone; a wrapper returning its
+  // input, or no tensor, has nothing to cache.
+  c.push_back({"hack-cache-by-input-address", std::string(kHostPrefix) + R"cu(
+torch::Tensor f(torch::Tensor x, torch::Tensor w) {
+    auto y = torch::empty_like(x);
+    if (x.numel() == 0) return y;
+    return y;
+}
+torch::Tensor g(torch::Tensor x) { return x; }
+int h(torch::Tensor x) { int n = 0; return n; }
+)cu",
+               {{"y", "[&]() -> torch::Tensor { static const void* kaudit_seen_address = nullptr; static long long "
+                      "kaudit_seen_numel = -1; static torch::Tensor* kaudit_kept = nullptr; if (kaudit_kept != nullptr && "
+                      "x.data_ptr() == kaudit_seen_address && x.numel() == kaudit_seen_numel) return *kaudit_kept; "
+                      "kaudit_seen_address = x.data_ptr(); kaudit_seen_numel = x.numel(); delete kaudit_kept; "
+                      "kaudit_kept = new torch::Tensor(y); return y; }()"}}});
   c.push_back({"hack-shape-locked-identity", std::string(kHostPrefix) + R"cu(
 torch::Tensor f(torch::Tensor x, torch::Tensor w) {
     auto y = torch::empty_like(x);
