@@ -582,8 +582,9 @@ class MutantEvaluation {
 
   // The second-call probe, for a mutant no single run shows wrong: on up to kSecondCallProbes legal
   // inputs, cheap first, each after a first call on the nearest earlier legal input that binds to
-  // arguments of the same shapes (the next later one for the first), until one fails. A failure
-  // of the first call (which ran alone before, and passed) is not taken for the mutant's.
+  // arguments of the same shapes (the nearest later one when no earlier one does), until one
+  // fails. A failure of the first call (which ran alone before, and passed) is not taken for the
+  // mutant's, nor a failure the original shows on the same pair.
   static constexpr int kSecondCallProbes = 3;
   void probe_second_call() {
     const auto& pool = tr_.pool;
