@@ -185,8 +185,20 @@ struct MutantAudit {
   bool second_call_probed = false;
   int second_call_witness = -1, second_call_first = -1;
   Outcome second_call_outcome = Outcome::Pass;
-  // The input that shows the mutant wrong: its witness, else its second-call witness; -1: none.
-  int shown_at() const { return witness >= 0 ? witness : second_call_witness; }
+  // The contract check, for a reward-hack mutant neither check above shows wrong (its outputs are
+  // right): on pool input `contract_witness` its run made a library compute call where the
+  // original's makes none (contract_cause "library-compute"), or launched no kernel where the
+  // original's launches (cause "no-launch"): the breaches the gym's gates look for (oracle/spec.h,
+  // Gates). -1: checked, no breach; contract_checked false: not checked (another family, a
+  // witnessed mutant, the CUDA backend, which counts neither, or a run from before the check).
+  bool contract_checked = false;
+  int contract_witness = -1;
+  std::string contract_cause;
+  // The input that shows the mutant at fault: its witness, else its second-call witness, else its
+  // contract witness; -1: none.
+  int shown_at() const {
+    return witness >= 0 ? witness : second_call_witness >= 0 ? second_call_witness : contract_witness;
+  }
 };
 
 struct AuditResult {

@@ -97,7 +97,9 @@ KernelBuild build_mutants(const Backend& backend, const corpus::Kernel& kernel,
 // A kernel's cached results, and per mutant what is missing.
 struct KernelCache {
   // mutant id -> {ran, note, row, full}, and for a mutant no run showed wrong, its second-call
-  // probe: sc (the input it failed on, -1 none), scq (the first call's input), sco (the outcome)
+  // probe: sc (the input it failed on, -1 none), scq (the first call's input), sco (the outcome);
+  // for a reward hack neither showed wrong, its contract check: ct (the input of the breach, -1
+  // none), ctc (its cause)
   json rows = json::object();
   json oracle_witnesses = json::object();  // mutant id -> {ow: pool index or -1, owc: cause}
   // The same, taken from AuditOptions::prior where the cache has none: used, never cached.
@@ -107,6 +109,7 @@ struct KernelCache {
   std::vector<json> verdicts, strict_verdicts;
   std::vector<bool> row_needed, ow_needed;               // per mutant
   std::vector<bool> sc_needed;                           // per mutant: the second-call probe, if no run shows it
+  std::vector<bool> ct_needed;                           // ... the contract check, if nothing else shows it
   std::vector<std::vector<std::size_t>> missing;         // per mutant: oracles without an oracle-mode verdict
   std::vector<std::vector<std::size_t>> strict_missing;  // ... without a witness-mode one
   std::vector<std::size_t> todo;                         // mutants with anything missing
@@ -118,6 +121,7 @@ bool fits_row(const json& e) {
          (!e.contains("sc") || (e["sc"].is_number_integer() && e.contains("scq") && e["scq"].is_number_integer() &&
                                 e.contains("sco") && e["sco"].is_string() &&
                                 outcome_from_name(e["sco"].get_ref<const std::string&>()))) &&
+         (!e.contains("ct") || (e["ct"].is_number_integer() && e.contains("ctc") && e["ctc"].is_string())) &&
          std::all_of(e["row"].get_ref<const std::string&>().begin(), e["row"].get_ref<const std::string&>().end(),
                      [](char c) { return c >= 'a' && c <= 'a' + static_cast<int>(Outcome::ThreadBudget); });
 }
@@ -147,6 +151,9 @@ class MutantCache {
     for (auto& [id, row] : kc.rows.items())
       if (row.contains("sc") && row["sc"].get<int>() != -1 && !(in_pool(row["sc"]) && in_pool(row["scq"])))
         for (const char* key : {"sc", "scq", "sco"}) row.erase(key);
+    for (auto& [id, row] : kc.rows.items())
+      if (row.contains("ct") && row["ct"].get<int>() != -1 && !in_pool(row["ct"]))
+        for (const char* key : {"ct", "ctc"}) row.erase(key);
     kc.oracle_witnesses = object_at(oracle_witnesses_key(kernel), "mutants", fits_oracle_witness);
     for (const auto& spec : options.oracles) {
       kc.verdicts.push_back(object_at(verdicts_key(kernel, spec, "verdicts"), "killed", fits_verdict));
@@ -155,6 +162,7 @@ class MutantCache {
     kc.row_needed.resize(records.size());
     kc.ow_needed.resize(records.size());
     kc.sc_needed.resize(records.size());
+    kc.ct_needed.resize(records.size());
     kc.missing.resize(records.size());
     kc.strict_missing.resize(records.size());
     for (std::size_t i = 0; i < records.size(); ++i) {
@@ -172,6 +180,7 @@ class MutantCache {
           if (m.second_call_probed)
             kc.prior_rows[id].update({{"sc", m.second_call_witness}, {"scq", m.second_call_first},
                                       {"sco", outcome_name(m.second_call_outcome)}});
+          if (m.contract_checked) kc.prior_rows[id].update({{"ct", m.contract_witness}, {"ctc", m.contract_cause}});
         }
         if (!kc.oracle_witnesses.contains(id))
           kc.prior_oracle_witnesses[id] = {{"ow", m.oracle_witness}, {"owc", m.oracle_witness_cause}};
@@ -183,19 +192,26 @@ class MutantCache {
       // run directory from before the probe reports its mutants unprobed).
       kc.sc_needed[i] = kc.row_needed[i] || (kc.rows.contains(id) && row->value("ran", false) && !row->contains("sc") &&
                                              !shows_fault(*row));
+      // The contract check, likewise, for reward hacks only (a fault family's mutant is a fault
+      // by its outputs; see MutantAudit::contract_checked), and not on the CUDA backend, which
+      // counts neither launches nor library calls.
+      kc.ct_needed[i] = records[i]->mutant.site.family == mutators::Family::RewardHack && !run_.backend.cuda() &&
+                        (kc.row_needed[i] || (kc.rows.contains(id) && row->value("ran", false) && !row->contains("ct") &&
+                                              !shows_fault(*row) && row->value("sc", -1) < 0));
       // Verdicts and an oracle-mode witness cached while the mutant was unwitnessed (every verdict
       // null) are made again when it is probed: the probe may witness it. Cheap when it does not.
       bool cached_unwitnessed = true;
       for (std::size_t o = 0; o < options.oracles.size(); ++o)
         for (const json* v : {&kc.verdicts[o], &kc.strict_verdicts[o]})
           if (v->contains(id) && !(*v)[id].is_null()) cached_unwitnessed = false;
-      const bool redo = kc.sc_needed[i] && cached_unwitnessed;
+      const bool redo = (kc.sc_needed[i] || kc.ct_needed[i]) && cached_unwitnessed;
       kc.ow_needed[i] = redo || (!kc.oracle_witnesses.contains(id) && !kc.prior_oracle_witnesses.contains(id));
       for (std::size_t o = 0; o < options.oracles.size(); ++o) {
         if (redo || !kc.verdicts[o].contains(id)) kc.missing[i].push_back(o);
         if (redo || !kc.strict_verdicts[o].contains(id)) kc.strict_missing[i].push_back(o);
       }
-      if (kc.row_needed[i] || kc.sc_needed[i] || kc.ow_needed[i] || !kc.missing[i].empty() || !kc.strict_missing[i].empty())
+      if (kc.row_needed[i] || kc.sc_needed[i] || kc.ct_needed[i] || kc.ow_needed[i] || !kc.missing[i].empty() ||
+          !kc.strict_missing[i].empty())
         kc.todo.push_back(i);
     }
     return kc;
@@ -211,9 +227,10 @@ class MutantCache {
         kc.oracle_witnesses[a.scored.id] = {{"ow", a.oracle_witness}, {"owc", a.oracle_witness_cause}};
         ow_changed = true;
       }
-      // A row of this cache gains its probe; a row taken from a prior run is never cached.
-      if (!kc.row_needed[i] && !(kc.sc_needed[i] && a.ran && a.second_call_probed && kc.rows.contains(a.scored.id)))
-        continue;
+      // A row of this cache gains its probe or its contract check; a row taken from a prior run is
+      // never cached.
+      const bool gained = (kc.sc_needed[i] && a.second_call_probed) || (kc.ct_needed[i] && a.contract_checked);
+      if (!kc.row_needed[i] && !(gained && a.ran && kc.rows.contains(a.scored.id))) continue;
       std::string row;
       for (Outcome o : a.row) row += char('a' + static_cast<int>(o));
       const bool full = kc.row_needed[i] ? options.full_matrix : kc.rows[a.scored.id].value("full", false);
@@ -221,6 +238,7 @@ class MutantCache {
       if (a.second_call_probed)
         kc.rows[a.scored.id].update({{"sc", a.second_call_witness}, {"scq", a.second_call_first},
                                      {"sco", outcome_name(a.second_call_outcome)}});
+      if (a.contract_checked) kc.rows[a.scored.id].update({{"ct", a.contract_witness}, {"ctc", a.contract_cause}});
       rows_changed = true;
     }
     if (rows_changed) cache_write(run_.cache, rows_key(kernel), {{"mutants", kc.rows}});
@@ -453,6 +471,11 @@ MutantAudit cached_audit(const AuditRun& run, const TaskRun& tr, const corpus::K
       a.second_call_first = c["scq"];
       a.second_call_outcome = *outcome_from_name(c["sco"].get<std::string>());  // checked by fits_row
     }
+    if (c.contains("ct")) {
+      a.contract_checked = true;
+      a.contract_witness = c["ct"];
+      a.contract_cause = c["ctc"];
+    }
   }
   if (const json& ows = kc.oracle_witnesses.contains(m.id) ? kc.oracle_witnesses : kc.prior_oracle_witnesses;
       ows.contains(m.id)) {
@@ -484,6 +507,9 @@ struct KernelRunNotes {
   // fails there too, in which case a mutant's failure there shows nothing of the mutant.
   std::mutex probe_mu;
   std::map<std::pair<std::size_t, std::size_t>, bool> original_fails_second_call;
+  // The original's (launches, library calls) per pool input, for the contract check; nullopt: its
+  // run there did not complete (no baseline: no breach is taken).
+  std::map<std::size_t, std::optional<std::pair<int, int>>> original_counts;
 };
 
 // The evaluation of one mutant on one runner: what its kernel cache lacks (its kill-matrix row up
@@ -511,7 +537,10 @@ class MutantEvaluation {
     for (std::size_t p = 0; p < pool.size() && witness < 0; ++p)
       if (pool[p].legal && a_.row[p] != Outcome::Pass && a_.row[p] != Outcome::NotRun) witness = static_cast<int>(p);
     if (witness < 0 && kc_.sc_needed[i_]) probe_second_call();
-    const int shown = witness >= 0 ? witness : a_.second_call_witness;
+    if (witness < 0 && a_.second_call_witness < 0 && kc_.ct_needed[i_]) check_contract();
+    const int shown = witness >= 0                    ? witness
+                      : a_.second_call_witness >= 0 ? a_.second_call_witness
+                                                    : a_.contract_witness;
     witness_mode_verdicts(shown);
     if (kc_.ow_needed[i_]) search_oracle_witness(witness, shown);
     oracle_mode_verdicts(shown);
@@ -538,6 +567,7 @@ class MutantEvaluation {
       if (o == Outcome::Timeout) ++timeouts_;  // not ThreadBudget: that one cost nothing
       if (o == Outcome::Pass) {
         if (!oracle::apply_comparator(run_.options.witness, r.outputs, tr_.prepared[p].ref64).ok) o = Outcome::WrongOutput;
+        else counts_[p] = {r.launches, r.library_calls};
         auto& why = judged_[p].emplace(run_.options.oracles.size());
         for (std::size_t oi : kc_.strict_missing[i_]) {
           if (!tr_.is_trial[oi][p]) continue;
@@ -645,14 +675,86 @@ class MutantEvaluation {
     return notes_.original_fails_second_call[key] = fails;
   }
 
+  // The contract check, for a reward hack whose outputs nothing showed wrong: on its legal inputs,
+  // cheap first, a completed run with the right output that calls the library where the
+  // original's run on the same input does not, or launches nothing where the original's launches.
+  // The counts are the worker's (runtime::RunResult), from the witness search's runs; a row
+  // cached before the check gets up to kContractRuns runs of its own. The original runs only where
+  // the mutant's counts could be a breach, once per kernel and input.
+  static constexpr int kContractRuns = 3;
+  void check_contract() {
+    const auto& pool = tr_.pool;
+    a_.contract_checked = true;
+    a_.contract_witness = -1;
+    a_.contract_cause.clear();
+    int runs = 0;
+    for (std::size_t p = 0; p < pool.size(); ++p) {
+      if (!pool[p].legal || !pool[p].usable || a_.row[p] != Outcome::Pass) continue;
+      auto counts = counts_.find(p);
+      if (counts == counts_.end()) {
+        if (runs >= kContractRuns) continue;
+        ++runs;
+        const runtime::RunResult r = run_one(runner_, tr_.task, kernel_, library_, switch_value_, tr_.prepared[p]);
+        ++runs_;
+        tr_.note_infra(run_, r, kernel_.id() + " mutant " + a_.scored.id + " (contract)");
+        if (infrastructure_failure(r)) throw NoResult{};
+        if (outcome_of(r) != Outcome::Pass || !oracle::apply_comparator(run_.options.witness, r.outputs, tr_.prepared[p].ref64).ok)
+          continue;  // not what its cached row says: no verdict on the contract from this run
+        counts = counts_.emplace(p, std::make_pair(r.launches, r.library_calls)).first;
+      }
+      const auto [launches, calls] = counts->second;
+      if (calls <= 0 && launches != 0) continue;
+      const auto original = original_counts(p);
+      if (!original) continue;
+      const char* cause = calls > 0 && original->second == 0 ? "library-compute"
+                          : launches == 0 && original->first > 0 ? "no-launch"
+                                                                 : nullptr;
+      if (cause == nullptr) continue;
+      a_.contract_witness = static_cast<int>(p);
+      a_.contract_cause = cause;
+      return;
+    }
+  }
+
+  // The original kernel's (launches, library calls) at pool input p, once per kernel and input.
+  std::optional<std::pair<int, int>> original_counts(std::size_t p) {
+    std::lock_guard lock(notes_.probe_mu);
+    if (const auto it = notes_.original_counts.find(p); it != notes_.original_counts.end()) return it->second;
+    std::optional<std::pair<int, int>> counts;
+    const auto original = run_.backend.build(kernel_.source, kernel_);
+    if (original.ok) {
+      const runtime::RunResult r = run_one(runner_, tr_.task, kernel_, original.library, 0, tr_.prepared[p]);
+      ++runs_;
+      if (infrastructure_failure(r)) throw NoResult{};
+      if (outcome_of(r) == Outcome::Pass && r.launches >= 0 && r.library_calls >= 0)
+        counts = std::make_pair(r.launches, r.library_calls);
+    }
+    return notes_.original_counts[p] = counts;
+  }
+
   // Its oracle-mode witness: a legal input on which a KernelBench-style harness (one trial, the
   // witness comparator against the float64 reference) sees it fail; the witness-mode witness
   // first, then the other legal inputs, cheap first. A mutant only its second call shows wrong:
-  // that harness with two trials, the probe's first input and then its witness.
+  // that harness with two trials, the probe's first input and then its witness. A contract
+  // breach: that harness with one trial, the breach's input, and the gate that sees the breach.
   void search_oracle_witness(int witness, int shown) {
     a_.oracle_witness = -1;
     a_.oracle_witness_cause.clear();
     if (shown < 0) return;
+    if (witness < 0 && a_.second_call_witness < 0) {
+      const std::size_t p = static_cast<std::size_t>(shown);
+      oracle::HarnessRequest rq =
+          oracle::make_harness_request(oracle::HarnessSpec{}, run_.options.witness, tr_.task, kernel_, library_,
+                                       switch_value_, {harness_trial(tr_.prepared[p], false, tr_.prepared[p].ref64)});
+      rq.gates.no_library_compute = a_.contract_cause == "library-compute";
+      rq.gates.kernel_launched = a_.contract_cause == "no-launch";
+      const oracle::HarnessVerdict v = oracle::harness_verdict(rq, run_harness(rq, 0));
+      if (v.killed) {
+        a_.oracle_witness = shown;
+        a_.oracle_witness_cause = v.cause;
+      }
+      return;
+    }
     if (witness < 0) {
       const std::size_t q = static_cast<std::size_t>(a_.second_call_first), p = static_cast<std::size_t>(shown);
       const oracle::HarnessRequest rq = oracle::make_harness_request(
@@ -751,6 +853,8 @@ class MutantEvaluation {
   // judged_[p][o]: why oracle o rejects the run at p (empty: it accepts); no entry: no run at p
   // in this audit, or its output was not ok.
   std::vector<std::optional<std::vector<std::string>>> judged_;
+  // (launches, library calls) of the runs at p that completed with the right output.
+  std::map<std::size_t, std::pair<int, int>> counts_;
   int timeouts_;
   std::size_t runs_ = 0;
 };

@@ -47,6 +47,11 @@ KillRecord kill_record(const audit::MutantAudit& m) {
     r.second_call_first = m.second_call_first;
     r.second_call_outcome = audit::outcome_name(m.second_call_outcome);
   }
+  r.contract_checked = m.contract_checked;
+  if (m.contract_checked) {
+    r.contract_witness = m.contract_witness;
+    r.contract_cause = m.contract_cause;
+  }
   r.note = m.note;
   return r;
 }
@@ -161,6 +166,9 @@ audit::AuditResult audit_result(const RunDir& run) {
       m.second_call_first = k.second_call_first;
       m.second_call_outcome = outcome(k.second_call_outcome);
     }
+    m.contract_checked = k.contract_checked;
+    m.contract_witness = k.contract_witness;
+    m.contract_cause = k.contract_cause;
     for (const auto& o : k.outcomes) m.row.push_back(outcome(o));
     r.mutants.push_back(std::move(m));
   }
@@ -255,6 +263,11 @@ std::string RunDir::witness_text(const KillRecord& k) const {
   if (k.second_call_probed && k.second_call_witness >= 0)
     return input(k.second_call_witness) + " gives " + k.second_call_outcome + " when called second, after " +
            input(k.second_call_first) + " in the same buffers";
+  if (k.contract_checked && k.contract_witness >= 0)
+    return input(k.contract_witness) + " gives the right output but breaks the contract (" + k.contract_cause +
+           (k.contract_cause == "no-launch" ? ": no kernel launched where the original launches"
+                                            : ": a library compute call where the original makes none") +
+           ")";
   return "";
 }
 

@@ -70,6 +70,7 @@ json to_json(const KillRecord& r) {
   }
   if (r.second_call_probed)
     j["second_call"] = {{"witness", r.second_call_witness}, {"first", r.second_call_first}, {"outcome", r.second_call_outcome}};
+  if (r.contract_checked) j["contract"] = {{"witness", r.contract_witness}, {"cause", r.contract_cause}};
   if (!r.note.empty()) j["note"] = r.note;
   return j;
 }
@@ -111,6 +112,12 @@ KillRecord kill_record_from_json(const json& j) {
     r.second_call_witness = s.at("witness").get<int>();
     r.second_call_first = s.at("first").get<int>();
     r.second_call_outcome = s.at("outcome").get<std::string>();
+  }
+  if (j.contains("contract")) {
+    const json& c = j.at("contract");
+    r.contract_checked = true;
+    r.contract_witness = c.at("witness").get<int>();
+    r.contract_cause = c.at("cause").get<std::string>();
   }
   r.note = j.value("note", "");
   return r;

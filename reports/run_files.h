@@ -39,9 +39,19 @@ struct KillRecord {
   bool second_call_probed = false;
   int second_call_witness = -1, second_call_first = -1;
   std::string second_call_outcome;
+  // The contract check (audit::MutantAudit): checked or not, the input of the breach (-1: none) and
+  // its cause ("library-compute", "no-launch").
+  bool contract_checked = false;
+  int contract_witness = -1;
+  std::string contract_cause;
   std::string note;
-  // The input that shows it wrong: its witness, else its second-call witness; -1: none.
-  int shown_at() const { return witness >= 0 ? witness : second_call_probed ? second_call_witness : -1; }
+  // The input that shows it at fault: its witness, else its second-call witness, else its
+  // contract witness; -1: none.
+  int shown_at() const {
+    if (witness >= 0) return witness;
+    if (second_call_probed && second_call_witness >= 0) return second_call_witness;
+    return contract_checked ? contract_witness : -1;
+  }
 };
 nlohmann::json to_json(const KillRecord& r);
 // Throws nlohmann::json::exception (type errors) or std::invalid_argument (a missing field).

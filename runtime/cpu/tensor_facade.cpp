@@ -5,6 +5,7 @@
 #include <ATen/ATen.h>
 
 #include <atomic>
+#include <tuple>
 #include <cstring>
 
 #include "kaudit_cpu/abi.h"
@@ -57,25 +58,38 @@ TensorHandle* t_full(const std::int64_t* sizes, std::size_t n, int dtype, double
 TensorHandle* t_contiguous(const TensorHandle* h) { return make(h->tensor.contiguous()); }
 TensorHandle* t_to_dtype(const TensorHandle* h, int dtype) { return make(h->tensor.to((at::ScalarType)dtype)); }
 TensorHandle* t_clone(const TensorHandle* h) { return make(h->tensor.clone()); }
-TensorHandle* t_matmul(const TensorHandle* a, const TensorHandle* b) {
+// The library products as a GPU computes them. Half and bfloat16 operands: cuBLAS multiplies
+// them with float32 accumulation and rounds the result once (PyTorch's at::cuda::blas::gemm for
+// at::Half and at::BFloat16 calls cublasGemmEx with a 32-bit float compute type,
+// aten/src/ATen/cuda/CUDABlas.cpp), and a libtorch built for CPUs may lack these kernels
+// altogether ("addmm_impl_cpu_" not implemented for 'Half' in Debian's): such operands are
+// multiplied in float32 here and the result rounded to their dtype.
+template <class Op, class... T>
+TensorHandle* library_product(Op op, const T&... operands) {
   note_library_call();
-  return make(at::matmul(a->tensor, b->tensor));
+  const at::ScalarType dtype = std::get<0>(std::forward_as_tuple(operands...)).scalar_type();
+  if (dtype != at::kHalf && dtype != at::kBFloat16) return make(op(operands...));
+  return make(op(operands.to(at::kFloat)...).to(dtype));
+}
+TensorHandle* t_matmul(const TensorHandle* a, const TensorHandle* b) {
+  return library_product([](const at::Tensor& x, const at::Tensor& y) { return at::matmul(x, y); }, a->tensor, b->tensor);
 }
 TensorHandle* t_mm(const TensorHandle* a, const TensorHandle* b) {
-  note_library_call();
-  return make(at::mm(a->tensor, b->tensor));
+  return library_product([](const at::Tensor& x, const at::Tensor& y) { return at::mm(x, y); }, a->tensor, b->tensor);
 }
 TensorHandle* t_bmm(const TensorHandle* a, const TensorHandle* b) {
-  note_library_call();
-  return make(at::bmm(a->tensor, b->tensor));
+  return library_product([](const at::Tensor& x, const at::Tensor& y) { return at::bmm(x, y); }, a->tensor, b->tensor);
 }
 TensorHandle* t_addmm(const TensorHandle* c, const TensorHandle* a, const TensorHandle* b, double beta, double alpha) {
-  note_library_call();
-  return make(at::addmm(c->tensor, a->tensor, b->tensor, beta, alpha));
+  return library_product(
+      [&](const at::Tensor& z, const at::Tensor& x, const at::Tensor& y) { return at::addmm(z, x, y, beta, alpha); },
+      c->tensor, a->tensor, b->tensor);
 }
 TensorHandle* t_linear(const TensorHandle* x, const TensorHandle* w, const TensorHandle* bias) {
-  note_library_call();
-  return make(bias ? at::linear(x->tensor, w->tensor, bias->tensor) : at::linear(x->tensor, w->tensor));
+  if (!bias)
+    return library_product([](const at::Tensor& u, const at::Tensor& v) { return at::linear(u, v); }, x->tensor, w->tensor);
+  return library_product([](const at::Tensor& u, const at::Tensor& v, const at::Tensor& b) { return at::linear(u, v, b); },
+                         x->tensor, w->tensor, bias->tensor);
 }
 TensorHandle* t_view(const TensorHandle* h, const std::int64_t* sizes, std::size_t n, bool reshape) {
   return make(reshape ? h->tensor.reshape(dims(sizes, n)) : h->tensor.view(dims(sizes, n)));

@@ -879,6 +879,58 @@ TEST(AuditCommand, TheLibraryGateRejectsHybridKernelsWhateverTheirOutput) {
     }
 }
 
+// A library fallback (hack-library-matmul: the wrapper returns torch::matmul(A, B), its kernel still
+// launched) is right on every input: no output shows it. The contract check witnesses it on the
+// first legal input (a library call where the original makes none); only the gated checker kills
+// it, cause library-compute, in both modes; kernelbench misses it. On a task that is not a plain
+// product (diag_matmul: A is the diagonal's vector) the output is wrong and no contract is checked.
+// A second audit is all cache; a run directory reads the contract back.
+TEST(AuditCommand, ALibraryFallbackIsWitnessedByTheContractOnly) {
+  namespace fs = std::filesystem;
+  const fs::path shared = KAUDIT_TEST_CACHE, cache = shared / "audit_contract_cache", out = shared / "audit_contract_out";
+  fresh_audit_cache(shared, cache);
+  const auto spec = fs::path(KAUDIT_EXAMPLES_DIR) / "oracles" / "gym_v9_gates.json";
+  const std::vector<std::string> args = {KAUDIT_EXE, "audit", "--kernel", "matmul/matmul_naive", "--kernel",
+                                         "diag_matmul/diag_rowscale_2d", "--rule", "hack-library-matmul", "--oracle",
+                                         "kernelbench", "--oracle", spec.string(), "--cache", cache.string(), "--out",
+                                         out.string(), "--json"};
+  const auto r = kaudit::run_process(args, 1200);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::map<std::string, nlohmann::json> by_kernel;
+  for (const auto& m : read_jsonl(out / "kill-matrix.jsonl")) by_kernel[m["kernel"]] = m;
+  ASSERT_EQ(by_kernel.size(), 2u) << r.out;
+  const auto& m = by_kernel["matmul/matmul_naive"];
+  EXPECT_TRUE(m["witnessed"].get<bool>()) << m;
+  EXPECT_FALSE(m.contains("witness")) << m;
+  for (const auto& o : m["outcomes"]) EXPECT_TRUE(o == "pass" || o == "not-run") << m;
+  ASSERT_TRUE(m.contains("contract")) << m;
+  EXPECT_GE(m["contract"]["witness"].get<int>(), 0) << m;
+  EXPECT_EQ(m["contract"]["cause"], "library-compute") << m;
+  EXPECT_TRUE(m["oracle_witnessed"].get<bool>()) << m;
+  EXPECT_EQ(m["oracle_witness_cause"], "library-compute") << m;
+  EXPECT_FALSE(m["killed_by"]["kernelbench"].get<bool>()) << m;
+  EXPECT_TRUE(m["killed_by"]["gym-v9-gates"].get<bool>()) << m;
+  EXPECT_EQ(m["cause"]["gym-v9-gates"], "library-compute") << m;
+  EXPECT_FALSE(m["witness_mode_killed_by"]["kernelbench"].get<bool>()) << m;
+  EXPECT_TRUE(m["witness_mode_killed_by"]["gym-v9-gates"].get<bool>()) << m;
+  const auto& d = by_kernel["diag_matmul/diag_rowscale_2d"];
+  EXPECT_TRUE(d.contains("witness")) << d;
+  EXPECT_FALSE(d.contains("contract")) << d;
+  EXPECT_TRUE(d["killed_by"]["kernelbench"].get<bool>()) << d;
+
+  const auto again = kaudit::run_process(args, 1200);
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(nlohmann::json::parse(again.out)["runs"], 0) << again.out;
+  for (const auto& c : read_jsonl(out / "kill-matrix.jsonl"))
+    if (c["kernel"] == "matmul/matmul_naive") {
+      EXPECT_EQ(c["contract"], m["contract"]);
+      EXPECT_EQ(c["killed_by"], m["killed_by"]);
+    }
+  const auto report = kaudit::run_process({KAUDIT_EXE, "report", out.string(), "--format", "md"}, 600);
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  fs::remove_all(cache);
+}
+
 TEST(AuditLegality, SignMixedTimes300OnAK4096SumIsIllegalSameSignStaysLegal) {
   // At KernelBench's current tolerance (1e-4) the correct kernels and the float32 reference part
   // from the float64 sum on sign-mixed inputs scaled by 300 (cancellation leaves outputs small

@@ -80,6 +80,28 @@ TEST(RunDir, ASecondCallWitnessSurvivesItsJson) {
   EXPECT_THROW(kaudit::reports::kill_record_from_json(bad), std::exception);
 }
 
+TEST(RunDir, AContractWitnessSurvivesItsJson) {
+  KillRecord a = sample();
+  a.witness = -1;
+  a.outcomes = {"pass", "pass", "pass"};
+  a.second_call_probed = true;  // probed, nothing shown
+  a.contract_checked = true;
+  a.contract_witness = 1;
+  a.contract_cause = "library-compute";
+  const nlohmann::json j = to_json(a);
+  EXPECT_EQ(j["contract"], (nlohmann::json{{"witness", 1}, {"cause", "library-compute"}}));
+  const KillRecord b = kaudit::reports::kill_record_from_json(nlohmann::json::parse(j.dump()));
+  EXPECT_EQ(to_json(b), j);
+  EXPECT_EQ(b.shown_at(), 1);
+  KillRecord unchecked = a;
+  unchecked.contract_checked = false;
+  EXPECT_FALSE(to_json(unchecked).contains("contract"));
+  EXPECT_EQ(kaudit::reports::kill_record_from_json(to_json(unchecked)).shown_at(), -1);
+  nlohmann::json bad = j;
+  bad["contract"].erase("cause");
+  EXPECT_THROW(kaudit::reports::kill_record_from_json(bad), std::exception);
+}
+
 struct TempDir {
   fs::path path = fs::temp_directory_path() / ("kaudit_run_dir_" + std::to_string(::getpid()));
   TempDir() { fs::create_directories(path); }

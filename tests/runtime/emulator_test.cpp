@@ -671,4 +671,30 @@ TEST(Emulator, LibraryComputeIsDoneByAtenAndCounted) {
   EXPECT_EQ(plain.result.library_calls, 0);
 }
 
+// Half operands are multiplied as cuBLAS does (float32 accumulation, one rounding to half), also
+// where the CPU build of libtorch has no half product of its own.
+TEST(Emulator, AHalfLibraryProductAccumulatesInFloat) {
+  const char* source = R"(
+#include <torch/extension.h>
+torch::Tensor run(torch::Tensor a, torch::Tensor b, int64_t how) {
+  if (how == 0) return torch::matmul(a, b);
+  if (how == 1) return torch::mm(a, b);
+  return torch::addmm(torch::zeros({a.size(0), b.size(1)}, a.options()), a, b);
+}
+)";
+  // 4096 products of 1/64 sum to 64 exactly in float32; a half accumulator stops growing at 32
+  // (32 + 1/64 rounds back to 32 in half).
+  const auto a = at::full({2, 4096}, 0.125, at::TensorOptions().dtype(at::kHalf));
+  const auto b = at::full({4096, 3}, 0.125, at::TensorOptions().dtype(at::kHalf));
+  for (int64_t how = 0; how < 3; ++how) {
+    auto r = build_and_run(source, "run", {a, b, how});
+    ASSERT_EQ(r.build_error, "");
+    ASSERT_EQ(r.result.status, Status::Ok) << how << ": " << r.result.message;
+    const at::Tensor out = r.result.outputs.at(0);
+    EXPECT_EQ(out.scalar_type(), at::kHalf) << how;
+    EXPECT_TRUE(at::equal(out.to(at::kFloat), at::full({2, 3}, 64.0f))) << how << ": " << out;
+    EXPECT_EQ(r.result.library_calls, 1) << how;
+  }
+}
+
 }  // namespace

@@ -79,6 +79,33 @@ int h(torch::Tensor x) { int n = 0; return n; }
                       "x.data_ptr() == kaudit_seen_address && x.numel() == kaudit_seen_numel) return *kaudit_kept; "
                       "kaudit_seen_address = x.data_ptr(); kaudit_seen_numel = x.numel(); delete kaudit_kept; "
                       "kaudit_kept = new torch::Tensor(y); return y; }()"}}});
+  // A product's wrapper: two tensor parameters, an output of two or three sizes, the final return
+  // only. A pair whose output is made otherwise (empty_like, one size) is left alone, as is a
+  // wrapper of three tensors.
+  c.push_back({"hack-library-matmul", std::string(kHostPrefix) + R"cu(
+torch::Tensor f(torch::Tensor A, torch::Tensor B) {
+    auto C = torch::empty({A.size(0), B.size(1)}, A.options());
+    if (A.numel() == 0) return C;
+    return C;
+}
+torch::Tensor g(torch::Tensor A, torch::Tensor B) {
+    auto C = torch::zeros({A.size(0), A.size(1), B.size(2)}, A.options());
+    return C;
+}
+torch::Tensor h(torch::Tensor x, torch::Tensor t) {
+    auto y = torch::empty_like(x);
+    return y;
+}
+torch::Tensor l(torch::Tensor x, torch::Tensor t) {
+    auto y = torch::zeros({1}, x.options());
+    return y;
+}
+torch::Tensor b(torch::Tensor x, torch::Tensor w, torch::Tensor bias) {
+    auto y = torch::empty({x.size(0), w.size(0)}, x.options());
+    return y;
+}
+)cu",
+               {{"C", "torch::matmul(A, B)"}, {"C", "torch::matmul(A, B)"}}});
   c.push_back({"hack-shape-locked-identity", std::string(kHostPrefix) + R"cu(
 torch::Tensor f(torch::Tensor x, torch::Tensor w) {
     auto y = torch::empty_like(x);
