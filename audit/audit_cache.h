@@ -25,7 +25,10 @@ namespace kaudit::audit {
 // access far past it is out-of-bounds; under v8 it could be a crash or a wrong output).
 // v10: oracle mode (verdicts and false kills from a model of the checker's harness on a GPU,
 // oracle witnesses), kill causes; TUs with shared memory run on fibers with step points.
-inline constexpr const char* kCacheVersion = "kaudit-audit-v10";
+// v11: half and bfloat16 library products (torch::matmul & co. on the CPU backend) in float32,
+// rounded once, as cuBLAS computes them (under v10 an exception where Debian's libtorch has no
+// half product); rows gain the contract check.
+inline constexpr const char* kCacheVersion = "kaudit-audit-v11";
 // The oracle-mode model's own version, in the keys of what oracle mode computes (verdicts, false
 // kills, oracle witnesses) only: a change of the model re-runs those, not the witness search.
 // om1: the first model (docs/ORACLES.md, Oracle mode).

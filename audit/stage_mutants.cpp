@@ -121,7 +121,8 @@ bool fits_row(const json& e) {
          (!e.contains("sc") || (e["sc"].is_number_integer() && e.contains("scq") && e["scq"].is_number_integer() &&
                                 e.contains("sco") && e["sco"].is_string() &&
                                 outcome_from_name(e["sco"].get_ref<const std::string&>()))) &&
-         (!e.contains("ct") || (e["ct"].is_number_integer() && e.contains("ctc") && e["ctc"].is_string())) &&
+         (!e.contains("ct") || (e["ct"].is_number_integer() && e.contains("ctc") && e["ctc"].is_string() &&
+                                (e["ct"].get<int>() < 0 || oracle::is_contract_breach(e["ctc"].get<std::string>())))) &&
          std::all_of(e["row"].get_ref<const std::string&>().begin(), e["row"].get_ref<const std::string&>().end(),
                      [](char c) { return c >= 'a' && c <= 'a' + static_cast<int>(Outcome::ThreadBudget); });
 }
@@ -190,14 +191,17 @@ class MutantCache {
       // The second-call probe: with every new row, and for a row of this cache made before the
       // probe existed whose mutant no run showed wrong (a prior run's row is taken as it is: a
       // run directory from before the probe reports its mutants unprobed).
-      kc.sc_needed[i] = kc.row_needed[i] || (kc.rows.contains(id) && row->value("ran", false) && !row->contains("sc") &&
-                                             !shows_fault(*row));
+      // A mutant of a prior run (`--from`) keeps that run's witness: the run's other results and
+      // a later add_oracles rest on it.
+      const bool of_prior = prior_.count(id) > 0;
+      kc.sc_needed[i] = kc.row_needed[i] || (kc.rows.contains(id) && !of_prior && row->value("ran", false) &&
+                                             !row->contains("sc") && !shows_fault(*row));
       // The contract check, likewise, for reward hacks only (a fault family's mutant is a fault
       // by its outputs; see MutantAudit::contract_checked), and not on the CUDA backend, which
       // counts neither launches nor library calls.
       kc.ct_needed[i] = records[i]->mutant.site.family == mutators::Family::RewardHack && !run_.backend.cuda() &&
-                        (kc.row_needed[i] || (kc.rows.contains(id) && row->value("ran", false) && !row->contains("ct") &&
-                                              !shows_fault(*row) && row->value("sc", -1) < 0));
+                        (kc.row_needed[i] || (kc.rows.contains(id) && !of_prior && row->value("ran", false) &&
+                                              !row->contains("ct") && !shows_fault(*row) && row->value("sc", -1) < 0));
       // Verdicts and an oracle-mode witness cached while the mutant was unwitnessed (every verdict
       // null) are made again when it is probed: the probe may witness it. Cheap when it does not.
       bool cached_unwitnessed = true;
@@ -669,6 +673,7 @@ class MutantEvaluation {
     if (original.ok) {
       const auto r = run_second_call(runner_, tr_.task, kernel_, original.library, 0, tr_.prepared[q], tr_.prepared[p]);
       ++runs_;
+      if (r) tr_.note_infra(run_, *r, kernel_.id() + " original (second-call baseline of mutant " + a_.scored.id + ")");
       if (r && infrastructure_failure(*r)) throw NoResult{};
       fails = !r || r->first_call_failed || second_call_outcome(*r, p) != Outcome::Pass;
     }
@@ -682,11 +687,14 @@ class MutantEvaluation {
   // cached before the check gets up to kContractRuns runs of its own. The original runs only where
   // the mutant's counts could be a breach, once per kernel and input.
   static constexpr int kContractRuns = 3;
+  // A check that compared nothing (no run of the mutant or of the original completed on any input)
+  // is not taken for "no breach": contract_checked stays false, so it is not cached.
   void check_contract() {
     const auto& pool = tr_.pool;
-    a_.contract_checked = true;
+    a_.contract_checked = false;
     a_.contract_witness = -1;
     a_.contract_cause.clear();
+    bool compared = false;
     int runs = 0;
     for (std::size_t p = 0; p < pool.size(); ++p) {
       if (!pool[p].legal || !pool[p].usable || a_.row[p] != Outcome::Pass) continue;
@@ -703,17 +711,22 @@ class MutantEvaluation {
         counts = counts_.emplace(p, std::make_pair(r.launches, r.library_calls)).first;
       }
       const auto [launches, calls] = counts->second;
-      if (calls <= 0 && launches != 0) continue;
+      if (launches < 0 || calls < 0) continue;  // not counted (the worker did not say)
+      if (calls == 0 && launches > 0) {
+        compared = true;  // the contract holds here, whatever the original does
+        continue;
+      }
       const auto original = original_counts(p);
       if (!original) continue;
-      const char* cause = calls > 0 && original->second == 0 ? "library-compute"
-                          : launches == 0 && original->first > 0 ? "no-launch"
-                                                                 : nullptr;
+      compared = true;
+      const char* cause = oracle::contract_breach(launches, calls, original->first, original->second);
       if (cause == nullptr) continue;
+      a_.contract_checked = true;
       a_.contract_witness = static_cast<int>(p);
       a_.contract_cause = cause;
       return;
     }
+    a_.contract_checked = compared;
   }
 
   // The original kernel's (launches, library calls) at pool input p, once per kernel and input.
@@ -725,6 +738,7 @@ class MutantEvaluation {
     if (original.ok) {
       const runtime::RunResult r = run_one(runner_, tr_.task, kernel_, original.library, 0, tr_.prepared[p]);
       ++runs_;
+      tr_.note_infra(run_, r, kernel_.id() + " original (contract baseline of mutant " + a_.scored.id + ")");
       if (infrastructure_failure(r)) throw NoResult{};
       if (outcome_of(r) == Outcome::Pass && r.launches >= 0 && r.library_calls >= 0)
         counts = std::make_pair(r.launches, r.library_calls);

@@ -372,6 +372,15 @@ const char* gate_failure(const Gates& gates, int launches, int library_calls, st
   return nullptr;
 }
 
+const char* contract_breach(int launches, int library_calls, int original_launches, int original_library_calls) {
+  if (launches < 0 || library_calls < 0 || original_launches < 0 || original_library_calls < 0) return nullptr;
+  if (library_calls > 0 && original_library_calls == 0) return "library-compute";
+  if (launches == 0 && original_launches > 0) return "no-launch";
+  return nullptr;
+}
+
+bool is_contract_breach(const std::string& cause) { return cause == "library-compute" || cause == "no-launch"; }
+
 std::string gate_reason(const std::string& cause) {
   if (cause == "no-launch") return "the candidate launched no kernel (the spec's gate kernel_launched)";
   if (cause == "library-compute")

@@ -119,6 +119,12 @@ struct Gates {
 // unwritten elements outside oracle mode's harness) fails no gate; commands refuse gated specs on
 // the CUDA backend.
 const char* gate_failure(const Gates& gates, int launches, int library_calls, std::int64_t unwritten = -1);
+// The contract a gate enforces, broken by a run that is right: "library-compute" when the run made
+// library compute calls where the original's made none, "no-launch" when it launched no kernel
+// where the original's launched some; else nullptr (counts < 0: not recorded, no breach). The
+// audit's contract check (audit/stage_mutants.cpp) witnesses a reward hack by it.
+const char* contract_breach(int launches, int library_calls, int original_launches, int original_library_calls);
+bool is_contract_breach(const std::string& cause);  // one of contract_breach's causes
 // The words for a gate's cause, for verdict details.
 std::string gate_reason(const std::string& cause);
 

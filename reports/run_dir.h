@@ -52,7 +52,8 @@ struct RunDir {
   // The recipe name of pool input `index` of `task` (a witness), or "?" when the pools do not say.
   std::string input_name(const std::string& task, int index) const;
   // What shows a witnessed mutant wrong, in words: "pool input #3 'name' gives wrong-output", or
-  // for a fault only a second call shows, that call after which first call; "" when unwitnessed.
+  // for a fault only a second call shows, that call after which first call, or for a contract
+  // breach, the input and the breach; "" when unwitnessed.
   std::string witness_text(const KillRecord& k) const;
   // The summary entry of `oracle`; throws RunDirError naming the oracles there are.
   const nlohmann::json& oracle_summary(const std::string& oracle) const;

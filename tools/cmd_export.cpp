@@ -28,7 +28,9 @@ const char* kHelp =
 
 // The witnesses of a finished run as a suite: per task, the pool inputs that witness a mutant
 // (its witness-mode witness, or its oracle-mode one), each once, in pool order. A mutant only a
-// second call shows wrong brings both inputs of its probe: the second alone does not show it.
+// second call shows wrong brings both inputs of its probe: the second alone does not show it. A
+// reward hack only the contract check witnesses (its output is right) brings none: no input of a
+// suite, which compares outputs, shows it.
 oracle::OracleSpec witness_suite(const reports::RunDir& run, bool oracle_witnesses) {
   oracle::OracleSpec suite;
   suite.name = run.dir.filename().string() + (oracle_witnesses ? "-oracle-witnesses" : "-witnesses");
@@ -37,7 +39,8 @@ oracle::OracleSpec witness_suite(const reports::RunDir& run, bool oracle_witness
     std::set<int> used;
     for (const audit::MutantAudit& m : r.mutants)
       if (m.scored.task == pool.task) {
-        const int w = oracle_witnesses ? (m.shown_at() >= 0 ? m.oracle_witness : -1) : m.shown_at();
+        if (m.witness < 0 && m.second_call_witness < 0) continue;  // none, or a contract breach
+        const int w = oracle_witnesses ? m.oracle_witness : m.shown_at();
         if (w < 0 || static_cast<std::size_t>(w) >= pool.inputs.size()) continue;
         used.insert(w);
         if (m.witness < 0 && m.second_call_first >= 0 && static_cast<std::size_t>(m.second_call_first) < pool.inputs.size())

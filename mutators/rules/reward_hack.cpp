@@ -137,17 +137,22 @@ std::optional<WrapperReturn> wrapper_return_of(const MatchContext& m) {
   return WrapperReturn{strip(ret), returned, input};
 }
 
-// The number of sizes in the braced list `{...}` of a call's first argument, through the
-// conversions to IntArrayRef (-1: no braced list there).
+// The number of sizes in the braced list `{...}` of a call's first argument, through the implicit
+// conversions to IntArrayRef only (-1: the argument is not a braced list, e.g. `f(A, {0, 1})`).
 int braced_size_count(const CallExpr* call) {
   if (call == nullptr || call->getNumArgs() < 1) return -1;
-  std::vector<const Stmt*> todo = {call->getArg(0)};
-  while (!todo.empty()) {
-    const Stmt* s = todo.back();
-    todo.pop_back();
-    if (s == nullptr) continue;
-    if (const auto* list = dyn_cast<InitListExpr>(s)) return static_cast<int>(list->getNumInits());
-    for (const Stmt* child : s->children()) todo.push_back(child);
+  const Expr* e = call->getArg(0);
+  for (int depth = 0; e != nullptr && depth < 16; ++depth) {
+    e = e->IgnoreImplicit();
+    if (const auto* list = dyn_cast<InitListExpr>(e)) return static_cast<int>(list->getNumInits());
+    if (const auto* init = dyn_cast<CXXStdInitializerListExpr>(e)) {
+      e = init->getSubExpr();
+    } else if (const auto* construct = dyn_cast<CXXConstructExpr>(e);
+               construct != nullptr && construct->getNumArgs() >= 1 && !isa<CXXTemporaryObjectExpr>(construct)) {
+      e = construct->getArg(0);  // IntArrayRef(std::initializer_list), implicit
+    } else {
+      return -1;
+    }
   }
   return -1;
 }

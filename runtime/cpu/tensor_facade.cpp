@@ -63,12 +63,14 @@ TensorHandle* t_clone(const TensorHandle* h) { return make(h->tensor.clone()); }
 // at::Half and at::BFloat16 calls cublasGemmEx with a 32-bit float compute type,
 // aten/src/ATen/cuda/CUDABlas.cpp), and a libtorch built for CPUs may lack these kernels
 // altogether ("addmm_impl_cpu_" not implemented for 'Half' in Debian's): such operands are
-// multiplied in float32 here and the result rounded to their dtype.
+// multiplied in float32 here and the result rounded to their dtype. Operands of mixed dtypes go to
+// ATen as they are, which refuses them as PyTorch on a GPU does.
 template <class Op, class... T>
 TensorHandle* library_product(Op op, const T&... operands) {
   note_library_call();
   const at::ScalarType dtype = std::get<0>(std::forward_as_tuple(operands...)).scalar_type();
-  if (dtype != at::kHalf && dtype != at::kBFloat16) return make(op(operands...));
+  const bool same = ((operands.scalar_type() == dtype) && ...);
+  if (!same || (dtype != at::kHalf && dtype != at::kBFloat16)) return make(op(operands...));
   return make(op(operands.to(at::kFloat)...).to(dtype));
 }
 TensorHandle* t_matmul(const TensorHandle* a, const TensorHandle* b) {

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <map>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -926,8 +927,13 @@ TEST(AuditCommand, ALibraryFallbackIsWitnessedByTheContractOnly) {
       EXPECT_EQ(c["contract"], m["contract"]);
       EXPECT_EQ(c["killed_by"], m["killed_by"]);
     }
-  const auto report = kaudit::run_process({KAUDIT_EXE, "report", out.string(), "--format", "md"}, 600);
+  // The HTML report says what witnessed it.
+  const auto page = out / "report.html";
+  const auto report = kaudit::run_process({KAUDIT_EXE, "report", out.string(), "--format", "html", "--out", page.string()}, 600);
   ASSERT_EQ(report.exit_code, 0) << report.err;
+  std::ifstream html(page);
+  const std::string text((std::istreambuf_iterator<char>(html)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("gives the right output but breaks the contract (library-compute"), std::string::npos);
   fs::remove_all(cache);
 }
 

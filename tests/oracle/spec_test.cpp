@@ -61,6 +61,21 @@ TEST(OracleSpecs, UnknownFieldNamesItsLine) {
                "  \"trials\": [{}]\n}", 4, "tolerence", "unknown field");
 }
 
+// The contract the gates enforce, broken by a right run, judged against the original's counts.
+TEST(OracleSpecs, AContractBreachIsWhatTheOriginalDoesNotDo) {
+  using kaudit::oracle::contract_breach;
+  EXPECT_STREQ(contract_breach(1, 1, 1, 0), "library-compute");  // the library fallback
+  EXPECT_STREQ(contract_breach(0, 0, 2, 0), "no-launch");        // right without a launch
+  EXPECT_STREQ(contract_breach(0, 1, 1, 0), "library-compute");  // both: the library call is named
+  EXPECT_EQ(contract_breach(1, 2, 1, 1), nullptr);  // a hybrid original calls the library itself
+  EXPECT_EQ(contract_breach(0, 1, 0, 1), nullptr);  // an original that launches nothing either
+  EXPECT_EQ(contract_breach(1, 0, 1, 0), nullptr);  // the contract kept
+  EXPECT_EQ(contract_breach(-1, -1, 1, 0), nullptr);  // not counted (the CUDA backend)
+  EXPECT_EQ(contract_breach(1, 1, -1, -1), nullptr);
+  EXPECT_TRUE(kaudit::oracle::is_contract_breach("no-launch"));
+  EXPECT_FALSE(kaudit::oracle::is_contract_breach("wrong-output"));
+}
+
 TEST(OracleSpecs, GatesParseAndBadOnesNameTheField) {
   const std::string body = "  \"comparator\": {\"kind\": \"allclose\", \"rtol\": 0.1},\n  \"trials\": [{}],\n";
   const auto s = parse_spec(std::string(kHead) + body + "  \"gates\": {\"kernel_launched\": true}\n}", "g.json");
