@@ -190,7 +190,8 @@ struct MutantAudit {
   // original's makes none (contract_cause "library-compute"), or launched no kernel where the
   // original's launches (cause "no-launch"): the breaches the gym's gates look for (oracle/spec.h,
   // Gates). -1: checked, no breach; contract_checked false: not checked (another family, a
-  // witnessed mutant, the CUDA backend, which counts neither, or a run from before the check).
+  // witnessed mutant, no run compared, or a run from before the check). The CUDA backend counts
+  // library calls, not launches: there only "library-compute" is seen.
   bool contract_checked = false;
   int contract_witness = -1;
   std::string contract_cause;

@@ -197,9 +197,8 @@ class MutantCache {
       kc.sc_needed[i] = kc.row_needed[i] || (kc.rows.contains(id) && !of_prior && row->value("ran", false) &&
                                              !row->contains("sc") && !shows_fault(*row));
       // The contract check, likewise, for reward hacks only (a fault family's mutant is a fault
-      // by its outputs; see MutantAudit::contract_checked), and not on the CUDA backend, which
-      // counts neither launches nor library calls.
-      kc.ct_needed[i] = records[i]->mutant.site.family == mutators::Family::RewardHack && !run_.backend.cuda() &&
+      // by its outputs; see MutantAudit::contract_checked).
+      kc.ct_needed[i] = records[i]->mutant.site.family == mutators::Family::RewardHack &&
                         (kc.row_needed[i] || (kc.rows.contains(id) && !of_prior && row->value("ran", false) &&
                                               !row->contains("ct") && !shows_fault(*row) && row->value("sc", -1) < 0));
       // Verdicts and an oracle-mode witness cached while the mutant was unwitnessed (every verdict
@@ -710,10 +709,11 @@ class MutantEvaluation {
           continue;  // not what its cached row says: no verdict on the contract from this run
         counts = counts_.emplace(p, std::make_pair(r.launches, r.library_calls)).first;
       }
+      // A count < 0 is one the worker did not make (launches on the CUDA backend): no breach of it.
       const auto [launches, calls] = counts->second;
-      if (launches < 0 || calls < 0) continue;  // not counted (the worker did not say)
-      if (calls == 0 && launches > 0) {
-        compared = true;  // the contract holds here, whatever the original does
+      if (launches < 0 && calls < 0) continue;
+      if (calls <= 0 && launches != 0) {
+        compared = true;  // the contract holds here (as far as it was counted), whatever the original does
         continue;
       }
       const auto original = original_counts(p);
@@ -740,8 +740,7 @@ class MutantEvaluation {
       ++runs_;
       tr_.note_infra(run_, r, kernel_.id() + " original (contract baseline of mutant " + a_.scored.id + ")");
       if (infrastructure_failure(r)) throw NoResult{};
-      if (outcome_of(r) == Outcome::Pass && r.launches >= 0 && r.library_calls >= 0)
-        counts = std::make_pair(r.launches, r.library_calls);
+      if (outcome_of(r) == Outcome::Pass) counts = std::make_pair(r.launches, r.library_calls);
     }
     return notes_.original_counts[p] = counts;
   }

@@ -373,7 +373,6 @@ const char* gate_failure(const Gates& gates, int launches, int library_calls, st
 }
 
 const char* contract_breach(int launches, int library_calls, int original_launches, int original_library_calls) {
-  if (launches < 0 || library_calls < 0 || original_launches < 0 || original_library_calls < 0) return nullptr;
   if (library_calls > 0 && original_library_calls == 0) return "library-compute";
   if (launches == 0 && original_launches > 0) return "no-launch";
   return nullptr;

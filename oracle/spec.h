@@ -108,20 +108,25 @@ struct Gates {
   // seen (oracle/harness.cpp, probe_unwritten): the candidate runs twice more on
   // the trial's inputs, on fresh device memory filled with 0xFF and then with 0x5A bytes; an
   // element that holds the fill both times was not written. Only oracle mode on the CPU backend
-  // probes; elsewhere it is not recorded and fails nothing (the CUDA backend refuses gated specs).
+  // probes; elsewhere it is not recorded and fails nothing (the CUDA backend refuses specs with it).
   bool every_output_written = false;
   bool any() const { return kernel_launched || no_library_compute || every_output_written; }
+  // The first gate the CUDA backend cannot check (it counts library calls, not launches or
+  // unwritten elements: runtime/cuda/gpu_run.h), by its spec name; nullptr: none.
+  const char* unchecked_on_cuda() const {
+    return kernel_launched ? "kernel_launched" : every_output_written ? "every_output_written" : nullptr;
+  }
   bool operator==(const Gates&) const = default;
 };
 // The cause a completed run with `launches` kernels launched, `library_calls` library compute
 // calls and `unwritten` output elements left unwritten fails `gates` with ("no-launch",
-// "library-compute", "unwritten-output"), or nullptr. A count < 0 (not recorded: the CUDA backend;
-// unwritten elements outside oracle mode's harness) fails no gate; commands refuse gated specs on
-// the CUDA backend.
+// "library-compute", "unwritten-output"), or nullptr. A count < 0 (not recorded: launches on the
+// CUDA backend; unwritten elements outside oracle mode's harness) fails no gate; commands refuse
+// specs whose gates the CUDA backend cannot check there (Gates::unchecked_on_cuda).
 const char* gate_failure(const Gates& gates, int launches, int library_calls, std::int64_t unwritten = -1);
 // The contract a gate enforces, broken by a run that is right: "library-compute" when the run made
 // library compute calls where the original's made none, "no-launch" when it launched no kernel
-// where the original's launched some; else nullptr (counts < 0: not recorded, no breach). The
+// where the original's launched some; else nullptr (a count < 0, not recorded, breaks nothing). The
 // audit's contract check (audit/stage_mutants.cpp) witnesses a reward hack by it.
 const char* contract_breach(int launches, int library_calls, int original_launches, int original_library_calls);
 bool is_contract_breach(const std::string& cause);  // one of contract_breach's causes

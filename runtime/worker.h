@@ -68,7 +68,7 @@ struct RunResult {
   std::string message;
   std::vector<at::Tensor> outputs;
   int launches = -1;  // kernels the run launched, as the worker tells it (-1: not recorded, the CUDA backend)
-  int library_calls = -1;  // library compute calls it made (torch facade), likewise
+  int library_calls = -1;  // library compute calls it made (CPU: the torch facade; CUDA: ATen's callbacks)
   double seconds = 0;
 };
 

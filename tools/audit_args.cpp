@@ -127,9 +127,10 @@ std::optional<corpus::LoadResult> load_for_audit(const char* command, AuditArgs&
   try {
     for (const auto& spec : a.options.oracles) {
       oracle::check_spec_for_corpus(spec, loaded.corpus, tasks);
-      if (a.cuda && spec.gates.any())
+      if (const char* gate = spec.gates.unchecked_on_cuda(); a.cuda && gate)
         throw oracle::SpecError(spec.file.empty() ? std::filesystem::path(spec.name) : spec.file, 0, "gates",
-                                "the CUDA backend does not record kernel launches, library calls or unwritten outputs yet: audit gated specs with --backend cpu");
+                                std::string("the CUDA backend does not check the gate ") + gate +
+                                    " yet (it counts library calls, not launches or unwritten outputs): audit such specs with --backend cpu");
     }
     // Inputs an external checker writes are asked for now, before the pool (oracle/external.h).
     oracle::set_stored_inputs_dir(a.options.cache_dir / "checker-inputs");

@@ -81,9 +81,10 @@ int check_command(const std::vector<std::string>& args) {
   try {
     for (const auto& spec : specs) {
       oracle::check_spec_for_corpus(spec, loaded.corpus, tasks);
-      if (limits.cuda && spec.gates.any())
+      if (const char* gate = spec.gates.unchecked_on_cuda(); limits.cuda && gate)
         throw oracle::SpecError(spec.file.empty() ? std::filesystem::path(spec.name) : spec.file, 0, "gates",
-                                "the CUDA backend does not record kernel launches, library calls or unwritten outputs yet: check gated specs with --backend cpu");
+                                std::string("the CUDA backend does not check the gate ") + gate +
+                                    " yet (it counts library calls, not launches or unwritten outputs): check such specs with --backend cpu");
     }
     oracle::set_stored_inputs_dir(cache / "checker-inputs");
     for (auto& spec : specs) oracle::resolve_checker_inputs(spec, loaded.corpus, tasks);

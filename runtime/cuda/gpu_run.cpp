@@ -1,10 +1,14 @@
 #include "runtime/cuda/gpu_run.h"
 
 #include <ATen/ATen.h>
+#include <ATen/record_function.h>
 #include <c10/util/Optional.h>
 #include <dlfcn.h>
 
 #include <chrono>
+#include <cstring>
+#include <memory>
+#include <mutex>
 #include <stdexcept>
 
 namespace kaudit::cuda {
@@ -13,7 +17,50 @@ namespace {
 // cudaError_t values (driver_types.h) of a launch the GPU refused without running it.
 constexpr int kInvalidValue = 1, kInvalidConfiguration = 9, kInvalidDeviceFunction = 98, kNoKernelImageForDevice = 209,
               kLaunchOutOfResources = 701;
+
+// Library compute calls of the candidate's host wrapper, counted as the CPU backend's torch facade
+// counts them (runtime/cpu/tensor_facade.cpp: matmul, mm, bmm, addmm, linear; one per call the
+// wrapper makes, not the products a call makes inside, so torch::linear is one call, not a linear
+// and its addmm). Seen through ATen's RecordFunction callbacks, which the dispatcher runs for
+// every operator call, from C++ as from Python (ATen/record_function.h), and only while the entry
+// runs (GpuRunner::call): the harness's own ATen work is not the candidate's.
+thread_local int library_depth = -1;  // -1: not counting; else library products entered and not left
+thread_local int library_calls = 0;
+bool is_library_compute(const char* op) {
+  for (const char* name : {"aten::matmul", "aten::mm", "aten::bmm", "aten::addmm", "aten::linear"})
+    if (std::strcmp(op, name) == 0) return true;
+  return false;
+}
+struct InLibraryProduct final : at::ObserverContext {};
+void count_library_calls() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    at::addGlobalCallback(at::RecordFunctionCallback(
+                              [](const at::RecordFunction& fn) -> std::unique_ptr<at::ObserverContext> {
+                                if (library_depth < 0 || !is_library_compute(fn.name())) return nullptr;
+                                if (library_depth++ == 0) ++library_calls;
+                                return std::make_unique<InLibraryProduct>();
+                              },
+                              [](const at::RecordFunction&, at::ObserverContext* in_product) {
+                                if (in_product != nullptr && library_depth > 0) --library_depth;
+                              })
+                              .scopes({at::RecordScope::FUNCTION}));
+  });
+}
 }  // namespace
+
+int library_calls_during(const std::function<void()>& f) {
+  count_library_calls();
+  struct Counting {
+    Counting() {
+      library_depth = 0;
+      library_calls = 0;
+    }
+    ~Counting() { library_depth = -1; }
+  } counting;
+  f();
+  return library_calls;
+}
 
 bool is_launch_refusal(int e) {
   // CUDA 13 refuses a block of more than 1024 threads with cudaErrorInvalidValue (measured on the
@@ -134,7 +181,8 @@ nlohmann::json GpuRunner::call(const std::string& load_path, const std::string& 
     }
   }
   nlohmann::json reply;
-  const int threw = lib.invoke(&tensors, &values, &kinds, &outputs, err, sizeof err);
+  int threw = 0;
+  const int calls = library_calls_during([&] { threw = lib.invoke(&tensors, &values, &kinds, &outputs, err, sizeof err); });
   if (device_error(reply)) {
     outputs.clear();
     return reply;
@@ -144,7 +192,8 @@ nlohmann::json GpuRunner::call(const std::string& load_path, const std::string& 
     if (message_is_launch_refusal(err)) return {{"status", "launch-error"}, {"message", err}};
     return {{"status", "exception"}, {"message", err}};
   }
-  return {{"status", "ok"}, {"message", ""}};
+  // Launches are not counted on this backend yet (-1: the gate kernel_launched is refused here).
+  return {{"status", "ok"}, {"message", ""}, {"library_calls", calls}, {"launches", -1}};
 }
 
 nlohmann::json GpuRunner::run(const std::string& load_path, const std::string& key, const nlohmann::json& req,

@@ -15,6 +15,7 @@
 #pragma once
 #include <ATen/core/Tensor.h>
 
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -79,6 +80,11 @@ class GpuRunner {
   bool memory_limited_ = false;
   runtime::HostBuffers* host_buffers_ = nullptr;
 };
+
+// Runs f and returns the library compute calls it made through ATen (matmul, mm, bmm, addmm,
+// linear; a product a call makes inside another is not counted again), as the CPU backend's torch
+// facade counts a wrapper's: what the gate no_library_compute and the contract check judge.
+int library_calls_during(const std::function<void()>& f);
 
 // Whether a cudaError_t leaves the context usable (a refused launch) or not.
 bool is_launch_refusal(int cuda_error);

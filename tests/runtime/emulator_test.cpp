@@ -2,6 +2,7 @@
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
+#include "runtime/cuda/gpu_run.h"
 #include "runtime/cpu/emulator.h"
 #include "tests/runtime/kernel_fixture.h"
 
@@ -669,6 +670,27 @@ TEST(Emulator, LibraryComputeIsDoneByAtenAndCounted) {
   auto plain = build_and_run(kReverse, "run", {arange_f(256), int64_t(1)});
   ASSERT_EQ(plain.result.status, Status::Ok);
   EXPECT_EQ(plain.result.library_calls, 0);
+}
+
+// The CUDA backend counts a wrapper's library compute through ATen's operator callbacks
+// (runtime/cuda/gpu_run.h): each product the wrapper calls once, the products it calls inside not
+// again, other operators not at all, and nothing outside the counted call. The callbacks are
+// ATen's on any device, so the count is tested here on CPU tensors.
+TEST(LibraryCount, EachProductAWrapperCallsCountsOnce) {
+  using kaudit::cuda::library_calls_during;
+  const auto x = at::randn({4, 6}), w = at::randn({5, 6}), b = at::randn({5});
+  EXPECT_EQ(library_calls_during([&] { (void)at::linear(x, w, b); }), 1);  // linear, and its addmm inside
+  EXPECT_EQ(library_calls_during([&] { (void)at::matmul(x, w.t()); }), 1);  // matmul, and its mm inside
+  EXPECT_EQ(library_calls_during([&] {
+              (void)at::mm(x, w.t());
+              (void)at::addmm(b, x, w.t());
+              (void)x.matmul(w.t());
+            }),
+            3);
+  EXPECT_EQ(library_calls_during([&] { (void)(x + 1).relu().sum(); }), 0);
+  (void)at::mm(x, w.t());  // outside a counted call: not the next call's
+  EXPECT_EQ(library_calls_during([] {}), 0);
+  EXPECT_EQ(library_calls_during([&] { (void)at::bmm(x.unsqueeze(0), w.t().unsqueeze(0)); }), 1);
 }
 
 // Half operands are multiplied as cuBLAS does (float32 accumulation, one rounding to half), also

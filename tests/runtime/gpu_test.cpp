@@ -113,6 +113,36 @@ torch::Tensor run(torch::Tensor x) {
   expect_twice_still_right();
 }
 
+// A wrapper's library compute is counted on the device too (ATen's operator callbacks:
+// runtime/cuda/gpu_run.h, library_calls_during), one per call the wrapper makes; launches are not
+// counted on this backend (-1).
+TEST(Gpu, LibraryComputeIsCountedPerCallTheWrapperMakes) {
+  SKIP_WITHOUT_GPU();
+  const char* hybrid = R"(
+#include <torch/extension.h>
+__global__ void relu_inplace(float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = y[i] > 0.0f ? y[i] : 0.0f;
+}
+torch::Tensor run(torch::Tensor x) {
+  auto y = torch::nn::functional::linear(x, x);
+  int n = y.numel();
+  relu_inplace<<<(n + 127) / 128, 128>>>(y.data_ptr<float>(), n);
+  return y;
+}
+)";
+  const at::Tensor x = at::randn({16, 16});
+  const auto r = run(hybrid, "run", x);
+  ASSERT_EQ(r.status, Status::Ok) << r.message;
+  ASSERT_EQ(r.outputs.size(), 1u);
+  EXPECT_TRUE(at::allclose(r.outputs[0], at::relu(at::linear(x, x)), 1e-4, 1e-5));
+  EXPECT_EQ(r.library_calls, 1);
+  EXPECT_EQ(r.launches, -1);
+  const auto plain = run(kaudit::test::kTwiceKernel, "run", at::arange(100, at::kFloat));
+  ASSERT_EQ(plain.status, Status::Ok) << plain.message;
+  EXPECT_EQ(plain.library_calls, 0);
+}
+
 // Tensors of 16 MiB and more travel through kept buffers on both sides (runtime/host_buffers.h):
 // the inputs the worker reads and the outputs it copies back. Runs of different sizes and
 // contents, one after another, each get exactly their own answer, never bytes of an earlier run.
