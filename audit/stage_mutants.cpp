@@ -663,20 +663,24 @@ class MutantEvaluation {
   // pair. An original that itself keeps state (an imported kernel that accumulates into memory it
   // did not clear) fails there too, and then no mutant of it is witnessed by that pair.
   bool original_fails_second_call(std::size_t q, std::size_t p) {
-    std::lock_guard lock(notes_.probe_mu);
-    const auto key = std::make_pair(q, p);
-    if (const auto it = notes_.original_fails_second_call.find(key); it != notes_.original_fails_second_call.end())
-      return it->second;
-    const auto original = run_.backend.build(kernel_.source, kernel_);
-    bool fails = true;  // an original that does not build shows nothing either way: no witness
-    if (original.ok) {
-      const auto r = run_second_call(runner_, tr_.task, kernel_, original.library, 0, tr_.prepared[q], tr_.prepared[p]);
+    // An original that does not build shows nothing either way: no witness.
+    return original_baseline(notes_.original_fails_second_call, std::make_pair(q, p), true, [&](const fs::path& original) {
+      const auto r = run_second_call(runner_, tr_.task, kernel_, original, 0, tr_.prepared[q], tr_.prepared[p]);
       ++runs_;
       if (r) tr_.note_infra(run_, *r, kernel_.id() + " original (second-call baseline of mutant " + a_.scored.id + ")");
       if (r && infrastructure_failure(*r)) throw NoResult{};
-      fails = !r || r->first_call_failed || second_call_outcome(*r, p) != Outcome::Pass;
-    }
-    return notes_.original_fails_second_call[key] = fails;
+      return !r || r->first_call_failed || second_call_outcome(*r, p) != Outcome::Pass;
+    });
+  }
+
+  // What the kernel's original gives for `key`, computed once per kernel (under notes_.probe_mu)
+  // by run(the original's library), or `unbuilt` when the original does not build.
+  template <class Key, class Value, class Run>
+  Value original_baseline(std::map<Key, Value>& known, const Key& key, Value unbuilt, Run run) {
+    std::lock_guard lock(notes_.probe_mu);
+    if (const auto it = known.find(key); it != known.end()) return it->second;
+    const auto original = run_.backend.build(kernel_.source, kernel_);
+    return known[key] = original.ok ? run(original.library) : unbuilt;
   }
 
   // The contract check, for a reward hack whose outputs nothing showed wrong: on its legal inputs,
@@ -731,18 +735,15 @@ class MutantEvaluation {
 
   // The original kernel's (launches, library calls) at pool input p, once per kernel and input.
   std::optional<std::pair<int, int>> original_counts(std::size_t p) {
-    std::lock_guard lock(notes_.probe_mu);
-    if (const auto it = notes_.original_counts.find(p); it != notes_.original_counts.end()) return it->second;
-    std::optional<std::pair<int, int>> counts;
-    const auto original = run_.backend.build(kernel_.source, kernel_);
-    if (original.ok) {
-      const runtime::RunResult r = run_one(runner_, tr_.task, kernel_, original.library, 0, tr_.prepared[p]);
+    using Counts = std::optional<std::pair<int, int>>;
+    return original_baseline(notes_.original_counts, p, Counts{}, [&](const fs::path& original) -> Counts {
+      const runtime::RunResult r = run_one(runner_, tr_.task, kernel_, original, 0, tr_.prepared[p]);
       ++runs_;
       tr_.note_infra(run_, r, kernel_.id() + " original (contract baseline of mutant " + a_.scored.id + ")");
       if (infrastructure_failure(r)) throw NoResult{};
-      if (outcome_of(r) == Outcome::Pass) counts = std::make_pair(r.launches, r.library_calls);
-    }
-    return notes_.original_counts[p] = counts;
+      if (outcome_of(r) != Outcome::Pass) return std::nullopt;
+      return std::make_pair(r.launches, r.library_calls);
+    });
   }
 
   // Its oracle-mode witness: a legal input on which a KernelBench-style harness (one trial, the
