@@ -111,17 +111,15 @@ struct Gates {
   // probes; elsewhere it is not recorded and fails nothing (the CUDA backend refuses specs with it).
   bool every_output_written = false;
   bool any() const { return kernel_launched || no_library_compute || every_output_written; }
-  // The first gate the CUDA backend cannot check (it counts library calls, not launches or
+  // The first gate the CUDA backend cannot check (it counts library calls and launches, not
   // unwritten elements: runtime/cuda/gpu_run.h), by its spec name; nullptr: none.
-  const char* unchecked_on_cuda() const {
-    return kernel_launched ? "kernel_launched" : every_output_written ? "every_output_written" : nullptr;
-  }
+  const char* unchecked_on_cuda() const { return every_output_written ? "every_output_written" : nullptr; }
   bool operator==(const Gates&) const = default;
 };
 // The cause a completed run with `launches` kernels launched, `library_calls` library compute
 // calls and `unwritten` output elements left unwritten fails `gates` with ("no-launch",
-// "library-compute", "unwritten-output"), or nullptr. A count < 0 (not recorded: launches on the
-// CUDA backend; unwritten elements outside oracle mode's harness) fails no gate; commands refuse
+// "library-compute", "unwritten-output"), or nullptr. A count < 0 (not recorded: unwritten
+// elements outside oracle mode's harness) fails no gate; commands refuse
 // specs whose gates the CUDA backend cannot check there (Gates::unchecked_on_cuda).
 const char* gate_failure(const Gates& gates, int launches, int library_calls, std::int64_t unwritten = -1);
 // The contract a gate enforces, broken by a run that is right: "library-compute" when the run made

@@ -67,7 +67,7 @@ struct RunResult {
   bool first_call_failed = false;
   std::string message;
   std::vector<at::Tensor> outputs;
-  int launches = -1;  // kernels the run launched, as the worker tells it (-1: not recorded, the CUDA backend)
+  int launches = -1;  // kernels the run launched, as the worker tells it (-1: not recorded)
   int library_calls = -1;  // library compute calls it made (CPU: the torch facade; CUDA: ATen's callbacks)
   double seconds = 0;
 };

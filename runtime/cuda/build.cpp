@@ -79,7 +79,38 @@ std::vector<std::string> link_flags() {
   const std::string lib = KAUDIT_TORCH_LIB_DIR;
   return {"-L" + lib, "-Xlinker", "-rpath," + lib, "-lc10", "-lc10_cuda", "-ltorch_cpu", "-ltorch_cuda", "-ltorch"};
 }
+
+// Reads `name` from the GPU include folder, without its `#pragma once`; throws when unreadable.
+std::string header_body(const std::string& name) {
+  const fs::path path = fs::path(KAUDIT_GPU_INCLUDE_DIR) / name;
+  const auto header = read_file(path);
+  if (!header) throw std::runtime_error(path.string() + ": cannot be read (the GPU entry of every exported build)");
+  std::string body = *header;
+  const std::string once = "#pragma once\n";
+  if (const auto at = body.find(once); at != std::string::npos) body.erase(at, once.size());
+  return body;
+}
+
+// Replaces `#include "<name>"` in `text` by the header's body; false when the text has no such line.
+bool inline_header(std::string& text, const std::string& name) {
+  const std::string include = "#include \"" + name + "\"\n";
+  const auto at = text.find(include);
+  if (at == std::string::npos) return false;
+  text.replace(at, include.size(), header_body(name));
+  return true;
+}
 }  // namespace
+
+std::vector<std::string> launch_count_flags() {
+  std::vector<std::string> f = {"-DKAUDIT_COUNT_LAUNCHES"};
+  for (const char* symbol : {"__cudaLaunchKernel", "__cudaLaunchKernel_ptsz", "cudaLaunchKernel", "cudaLaunchKernel_ptsz",
+                             "cudaLaunchCooperativeKernel", "cudaLaunchCooperativeKernel_ptsz", "cudaLaunchKernelExC",
+                             "cudaLaunchKernelExC_ptsz"})
+    f.insert(f.end(), {"-Xlinker", std::string("--wrap=") + symbol});
+  return f;
+}
+
+std::string gpu_include_dir() { return KAUDIT_GPU_INCLUDE_DIR; }
 
 std::string find_nvcc() {
   if (const char* env = std::getenv("KAUDIT_NVCC"); env && *env) return env;
@@ -106,17 +137,9 @@ std::string gpu_source(std::string_view kernel_text, std::string_view file, std:
 
 std::string standalone_gpu_source(std::string_view kernel_text, std::string_view file, std::string_view entry,
                                   std::string_view lib, std::string_view what) {
-  const fs::path path = fs::path(KAUDIT_GPU_INCLUDE_DIR) / "kaudit_gpu_entry.h";
-  const auto header = read_file(path);
-  if (!header) throw std::runtime_error(path.string() + ": cannot be read (the GPU entry of every exported build)");
   std::string text = gpu_source(kernel_text, file, entry, lib, what);
-  const std::string include = "#include \"kaudit_gpu_entry.h\"\n";
-  const std::string once = "#pragma once\n";
-  std::string body = *header;
-  if (const auto at = body.find(once); at != std::string::npos) body.erase(at, once.size());
-  const auto at = text.find(include);
-  if (at == std::string::npos) throw std::runtime_error("gpu_source lost its entry #include");
-  text.replace(at, include.size(), body);
+  if (!inline_header(text, "kaudit_gpu_entry.h")) throw std::runtime_error("gpu_source lost its entry #include");
+  if (!inline_header(text, "kaudit_launch_count.h")) throw std::runtime_error("kaudit_gpu_entry.h lost its #include of kaudit_launch_count.h");
   // No #line directives: nvcc's dependency file (-MD, which PyTorch's extension builder asks for)
   // lists the file a #line names, and a name that is no file there makes ninja rebuild the
   // extension on every load (45 s a load on an H100 machine). The names stay as comments.
@@ -132,8 +155,9 @@ CudaCompiler::CudaCompiler(fs::path cache_dir, std::string arch)
   identity_ = v.out + "\n";
   for (const auto& f : nvcc_flags(arch_)) identity_ += f + " ";
   for (const auto& f : link_flags()) identity_ += f + " ";
+  for (const auto& f : launch_count_flags()) identity_ += f + " ";
   identity_ += "\n";
-  for (const char* header : {"kaudit_gpu_entry.h", "torch/extension.h"})
+  for (const char* header : {"kaudit_gpu_entry.h", "kaudit_launch_count.h", "torch/extension.h"})
     identity_ += sha256_hex(read_file(fs::path(KAUDIT_GPU_INCLUDE_DIR) / header).value_or(std::string())) + "\n";
   cache::prepare_dir(cache_dir_, "cuda-kernels");  // private, or a CacheDirError now
 }
@@ -173,6 +197,8 @@ CudaBuild CudaCompiler::build(std::string_view source, std::string_view file_nam
   argv.insert(argv.end(), {src.string(), "-o", tmp.string()});
   const auto link = link_flags();
   argv.insert(argv.end(), link.begin(), link.end());
+  const auto counting = launch_count_flags();
+  argv.insert(argv.end(), counting.begin(), counting.end());
   const ProcessResult r = run_confined_process(argv, 900, nvcc_policy(nvcc_, work), work.string());
   if (!r.ok()) {
     remove_tree(work);

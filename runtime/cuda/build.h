@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "runtime/kernel_build.h"
 
@@ -39,12 +40,22 @@ class CudaCompiler {
 std::string gpu_source(std::string_view kernel_text, std::string_view file, std::string_view entry,
                        std::string_view lib, std::string_view what);
 
-// gpu_source with kaudit_gpu_entry.h written out in place of its #include and its #line
+// gpu_source with kaudit_gpu_entry.h (and the kaudit_launch_count.h it includes) written out in
+// place of its #include and its #line
 // directives made comments: a text that builds
 // wherever PyTorch's extension builder runs (torch.utils.cpp_extension.load_inline in a KernelBench
 // solution file), without kaudit's folders. Throws std::runtime_error when the header is unreadable.
 std::string standalone_gpu_source(std::string_view kernel_text, std::string_view file, std::string_view entry,
                                   std::string_view lib, std::string_view what);
+
+// The nvcc flags that make a build count its own launches (include/kaudit_launch_count.h: a
+// define, and the linker's --wrap of each CUDA runtime launch entry point). Builds made with them
+// export kaudit_gpu_launches(), the launches since the library was loaded; builds made without
+// them (PyTorch's extension builder) export it too, answering -1.
+std::vector<std::string> launch_count_flags();
+
+// The folder of kaudit_gpu_entry.h and kaudit_launch_count.h.
+std::string gpu_include_dir();
 
 // nvcc: $KAUDIT_NVCC, else $CUDA_HOME/bin/nvcc, else /usr/local/cuda/bin/nvcc, else `nvcc`.
 std::string find_nvcc();

@@ -95,7 +95,8 @@ const GpuRunner::Library& GpuRunner::load(const std::string& load_path, const st
   lib.finish = reinterpret_cast<decltype(lib.finish)>(dlsym(h, "kaudit_gpu_finish"));
   lib.limit_memory = reinterpret_cast<decltype(lib.limit_memory)>(dlsym(h, "kaudit_gpu_limit_memory"));
   lib.empty_cache = reinterpret_cast<decltype(lib.empty_cache)>(dlsym(h, "kaudit_gpu_empty_cache"));
-  if (!lib.invoke || !lib.select || !lib.finish || !lib.limit_memory || !lib.empty_cache)
+  lib.launches = reinterpret_cast<decltype(lib.launches)>(dlsym(h, "kaudit_gpu_launches"));
+  if (!lib.invoke || !lib.select || !lib.finish || !lib.limit_memory || !lib.empty_cache || !lib.launches)
     throw std::runtime_error("the kernel library " + key + " lacks kaudit_gpu_entry.h's functions");
   return libraries_.emplace(key, lib).first->second;
 }
@@ -182,7 +183,10 @@ nlohmann::json GpuRunner::call(const std::string& load_path, const std::string& 
   }
   nlohmann::json reply;
   int threw = 0;
+  const int launched_before = lib.launches();
   const int calls = library_calls_during([&] { threw = lib.invoke(&tensors, &values, &kinds, &outputs, err, sizeof err); });
+  // The library's own launches (include/kaudit_launch_count.h), as the CPU backend counts them.
+  const int launches = launched_before < 0 ? -1 : lib.launches() - launched_before;
   if (device_error(reply)) {
     outputs.clear();
     return reply;
@@ -192,8 +196,7 @@ nlohmann::json GpuRunner::call(const std::string& load_path, const std::string& 
     if (message_is_launch_refusal(err)) return {{"status", "launch-error"}, {"message", err}};
     return {{"status", "exception"}, {"message", err}};
   }
-  // Launches are not counted on this backend yet (-1: the gate kernel_launched is refused here).
-  return {{"status", "ok"}, {"message", ""}, {"library_calls", calls}, {"launches", -1}};
+  return {{"status", "ok"}, {"message", ""}, {"library_calls", calls}, {"launches", launches}};
 }
 
 nlohmann::json GpuRunner::run(const std::string& load_path, const std::string& key, const nlohmann::json& req,

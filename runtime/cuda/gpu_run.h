@@ -73,6 +73,7 @@ class GpuRunner {
     int (*finish)(char*, std::size_t) = nullptr;
     void (*limit_memory)(double) = nullptr;
     void (*empty_cache)() = nullptr;
+    int (*launches)() = nullptr;  // since the library was loaded; -1: not counted
   };
   const Library& load(const std::string& load_path, const std::string& key);
   std::map<std::string, Library> libraries_;

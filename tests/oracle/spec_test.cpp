@@ -93,6 +93,12 @@ TEST(OracleSpecs, GatesParseAndBadOnesNameTheField) {
   EXPECT_EQ(kaudit::oracle::gate_failure(lib.gates, 2, -1), nullptr);   // not recorded
   EXPECT_EQ(kaudit::oracle::spec_to_json(lib).at("gates").at("no_library_compute"), true);
   EXPECT_NE(kaudit::oracle::gate_reason("library-compute").find("no_library_compute"), std::string::npos);
+  // The CUDA backend counts launches and library calls, not unwritten elements.
+  EXPECT_EQ(s.gates.unchecked_on_cuda(), nullptr);
+  EXPECT_EQ(lib.gates.unchecked_on_cuda(), nullptr);
+  kaudit::oracle::Gates unwritten;
+  unwritten.every_output_written = true;
+  EXPECT_STREQ(unwritten.unchecked_on_cuda(), "every_output_written");
   const auto written = parse_spec(std::string(kHead) + body + "  \"gates\": {\"every_output_written\": true}\n}", "g.json");
   EXPECT_TRUE(written.gates.any());
   EXPECT_STREQ(kaudit::oracle::gate_failure(written.gates, 1, 0, 5), "unwritten-output");

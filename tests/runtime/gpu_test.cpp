@@ -114,8 +114,8 @@ torch::Tensor run(torch::Tensor x) {
 }
 
 // A wrapper's library compute is counted on the device too (ATen's operator callbacks:
-// runtime/cuda/gpu_run.h, library_calls_during), one per call the wrapper makes; launches are not
-// counted on this backend (-1).
+// runtime/cuda/gpu_run.h, library_calls_during), one per call the wrapper makes, and so are its
+// own launches (include/kaudit_launch_count.h), not libtorch's.
 TEST(Gpu, LibraryComputeIsCountedPerCallTheWrapperMakes) {
   SKIP_WITHOUT_GPU();
   const char* hybrid = R"(
@@ -137,10 +137,69 @@ torch::Tensor run(torch::Tensor x) {
   ASSERT_EQ(r.outputs.size(), 1u);
   EXPECT_TRUE(at::allclose(r.outputs[0], at::relu(at::linear(x, x)), 1e-4, 1e-5));
   EXPECT_EQ(r.library_calls, 1);
-  EXPECT_EQ(r.launches, -1);
+  EXPECT_EQ(r.launches, 1);  // relu_inplace; linear's GEMM is libtorch's
   const auto plain = run(kaudit::test::kTwiceKernel, "run", at::arange(100, at::kFloat));
   ASSERT_EQ(plain.status, Status::Ok) << plain.message;
   EXPECT_EQ(plain.library_calls, 0);
+  EXPECT_EQ(plain.launches, 1);
+}
+
+// Launches are counted however the wrapper makes them (<<<>>>, cudaLaunchKernel by name), per
+// call; a launch refused for its configuration is none (as on the CPU backend), and a wrapper that
+// computes with torch alone launches none of its own.
+TEST(Gpu, TheWrappersOwnLaunchesAreCountedPerCall) {
+  SKIP_WITHOUT_GPU();
+  const char* three = R"(
+#include <torch/extension.h>
+__global__ void add_one(float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] += 1.0f;
+}
+torch::Tensor run(torch::Tensor x) {
+  auto y = x.clone();
+  float* p = y.data_ptr<float>();
+  int n = y.numel();
+  add_one<<<(n + 127) / 128, 128>>>(p, n);
+  add_one<<<(n + 127) / 128, 128>>>(p, n);
+  void* args[] = {&p, &n};
+  cudaLaunchKernel((const void*)add_one, dim3((n + 127) / 128), dim3(128), args, 0, 0);
+  return y;
+}
+)";
+  const char* refused_then_one = R"(
+#include <torch/extension.h>
+__global__ void add_one(float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] += 1.0f;
+}
+torch::Tensor run(torch::Tensor x) {
+  auto y = x.clone();
+  int n = y.numel();
+  add_one<<<1, 2048>>>(y.data_ptr<float>(), n);  // more than 1024 threads a block: refused
+  (void)cudaGetLastError();
+  add_one<<<(n + 127) / 128, 128>>>(y.data_ptr<float>(), n);
+  return y;
+}
+)";
+  const char* none = R"(
+#include <torch/extension.h>
+__global__ void unused(float* y) { y[0] = 0.0f; }
+torch::Tensor run(torch::Tensor x) { return x * 2 + 0; }
+)";
+  const at::Tensor x = at::arange(300, at::kFloat);
+  for (int round = 0; round < 2; ++round) {  // the count is per call, not since the library loaded
+    const auto r = run(three, "run", x);
+    ASSERT_EQ(r.status, Status::Ok) << r.message;
+    EXPECT_TRUE(at::equal(r.outputs.at(0), x + 3));
+    EXPECT_EQ(r.launches, 3);
+  }
+  const auto one = run(refused_then_one, "run", x);
+  ASSERT_EQ(one.status, Status::Ok) << one.message;
+  EXPECT_TRUE(at::equal(one.outputs.at(0), x + 1));
+  EXPECT_EQ(one.launches, 1);
+  const auto n = run(none, "run", x);
+  ASSERT_EQ(n.status, Status::Ok) << n.message;
+  EXPECT_EQ(n.launches, 0);
 }
 
 // Tensors of 16 MiB and more travel through kept buffers on both sides (runtime/host_buffers.h):

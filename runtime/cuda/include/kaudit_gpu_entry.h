@@ -8,6 +8,8 @@
 //   int kaudit_gpu_finish(err, errlen)             waits for the device; the first CUDA error's code
 //   void kaudit_gpu_limit_memory(fraction)         bounds PyTorch's caching allocator on device 0
 //   void kaudit_gpu_empty_cache()                  returns the allocator's cached blocks to the driver
+//   int kaudit_gpu_launches()                      kernels the library's own code launched since it was
+//                                                  loaded, -1 when not counted (kaudit_launch_count.h)
 // kinds[i] says what argument i is: 0 a tensor (tensors[i]), 1 an integer, 2 a real, 3 a bool
 // (values[i]); the entry's own parameter types take the values as the CPU backend's shim does
 // (runtime/cpu/include/kaudit_cpu/prelude.h, invoke_entry).
@@ -15,6 +17,8 @@
 #include <c10/cuda/CUDACachingAllocator.h>
 #include <cuda_runtime.h>
 #include <torch/library.h>
+
+#include "kaudit_launch_count.h"
 
 #include <cstdio>
 

@@ -1,0 +1,76 @@
+// Counts the kernels a GPU build's own code launches, for the gate "at least one custom kernel
+// launched" and the contract check's "no-launch" (issue 24, item 3) on the CUDA backend.
+//
+// How: the library is linked by nvcc with its CUDA runtime static (nvcc's default), and with
+// `-Xlinker --wrap=SYMBOL` for each launch entry point below (runtime/cuda/build.cpp,
+// launch_count_flags), so every call the candidate's code makes to one of them, through `<<<>>>`
+// (CUDA 13's generated stub calls __cudaLaunchKernel; crt/host_runtime.h) or by name
+// (cudaLaunchKernel, cudaLaunchKernelEx, cudaLaunchCooperativeKernel), lands in __wrap_SYMBOL,
+// which counts it and calls the real one. Launches made by libtorch (torch::matmul, zeros, a
+// copy) go through libtorch's own CUDA runtime and are not counted, as the CPU backend counts only
+// the candidate's launches. A launch the runtime refuses for its configuration (too many threads,
+// too much shared memory, no image for this GPU) is none, as on the CPU backend; any other launch
+// is counted, even one that fails for another reason (no device: how the count is tested without
+// a GPU, tests/runtime/launch_count_test.cpp).
+// The driver API (cuLaunchKernel) is not wrapped: a candidate that launches through it reads as
+// launching nothing (docs/ORACLES.md, "Gates").
+//
+// Without KAUDIT_COUNT_LAUNCHES (a build that is not linked with the wraps, such as a solution
+// file PyTorch's extension builder compiles), nothing is wrapped and the count is -1: not known.
+#pragma once
+#include <cuda_runtime.h>
+
+namespace kaudit_gpu {
+// Launches since the library was loaded: one counter per library (static, not inline: an inline
+// variable is a GNU unique symbol, which every library loaded into the worker would share).
+static int launch_count = 0;
+// A wrapped entry point that calls another (inside the runtime) counts once.
+static thread_local int launch_depth = 0;
+
+// The errors by which the runtime refuses a launch's configuration (as runtime/cuda/gpu_run.cpp,
+// is_launch_refusal, reads them: CUDA 13 refuses a block of more than 1024 threads with
+// cudaErrorInvalidValue).
+static bool refused_configuration(cudaError_t e) {
+  return e == cudaErrorInvalidValue || e == cudaErrorInvalidConfiguration || e == cudaErrorInvalidDeviceFunction ||
+         e == cudaErrorNoKernelImageForDevice || e == cudaErrorLaunchOutOfResources;
+}
+
+template <class F>
+static cudaError_t counted_launch(F&& real) {
+  const bool outermost = launch_depth++ == 0;
+  const cudaError_t e = real();
+  --launch_depth;
+  if (outermost && !refused_configuration(e)) ++launch_count;
+  return e;
+}
+}  // namespace kaudit_gpu
+
+#if defined(KAUDIT_COUNT_LAUNCHES)
+// One wrapper per entry point: its real declaration, then the counting definition.
+#define KAUDIT_WRAP_LAUNCH(NAME, FN_T)                                                                   \
+  extern "C" cudaError_t CUDARTAPI __real_##NAME(FN_T fn, dim3 grid, dim3 block, void** args, size_t shared, \
+                                                 cudaStream_t stream);                                  \
+  extern "C" __attribute__((visibility("hidden"))) cudaError_t CUDARTAPI __wrap_##NAME(FN_T fn, dim3 grid, dim3 block, void** args, size_t shared, \
+                                                 cudaStream_t stream) {                                 \
+    return kaudit_gpu::counted_launch([&] { return __real_##NAME(fn, grid, block, args, shared, stream); }); \
+  }
+KAUDIT_WRAP_LAUNCH(__cudaLaunchKernel, cudaKernel_t)
+KAUDIT_WRAP_LAUNCH(__cudaLaunchKernel_ptsz, cudaKernel_t)
+KAUDIT_WRAP_LAUNCH(cudaLaunchKernel, const void*)
+KAUDIT_WRAP_LAUNCH(cudaLaunchKernel_ptsz, const void*)
+KAUDIT_WRAP_LAUNCH(cudaLaunchCooperativeKernel, const void*)
+KAUDIT_WRAP_LAUNCH(cudaLaunchCooperativeKernel_ptsz, const void*)
+#undef KAUDIT_WRAP_LAUNCH
+extern "C" cudaError_t CUDARTAPI __real_cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* fn, void** args);
+extern "C" __attribute__((visibility("hidden"))) cudaError_t CUDARTAPI __wrap_cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* fn, void** args) {
+  return kaudit_gpu::counted_launch([&] { return __real_cudaLaunchKernelExC(config, fn, args); });
+}
+extern "C" cudaError_t CUDARTAPI __real_cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t* config, const void* fn, void** args);
+extern "C" __attribute__((visibility("hidden"))) cudaError_t CUDARTAPI __wrap_cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t* config, const void* fn, void** args) {
+  return kaudit_gpu::counted_launch([&] { return __real_cudaLaunchKernelExC_ptsz(config, fn, args); });
+}
+// Launches since the library was loaded; the worker reads it before and after each call.
+extern "C" __attribute__((visibility("default"))) int kaudit_gpu_launches() { return kaudit_gpu::launch_count; }
+#else
+extern "C" __attribute__((visibility("default"))) int kaudit_gpu_launches() { return -1; }
+#endif

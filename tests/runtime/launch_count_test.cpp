@@ -1,0 +1,70 @@
+// The CUDA backend's launch counting (runtime/cuda/include/kaudit_launch_count.h) is a matter of
+// how a build is linked, so it is checked here with nvcc alone, no GPU needed: a launch the CUDA
+// runtime refuses for want of a device is still one the code asked for, and counted. The same
+// count on a device is Gpu.TheWrappersOwnLaunchesAreCountedPerCall (gpu_tests).
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "common/process.h"
+#include "runtime/cuda/build.h"
+
+namespace {
+namespace fs = std::filesystem;
+
+const char* const kLaunchesThree = R"(
+#include "kaudit_launch_count.h"
+__global__ void add_one(float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] += 1.0f;
+}
+extern "C" int launch_three(float* p, int n) {
+  add_one<<<1, 32>>>(p, n);
+  add_one<<<1, 32>>>(p, n);
+  void* args[] = {&p, &n};
+  cudaLaunchKernel((const void*)add_one, dim3(1), dim3(32), args, 0, 0);
+  return 0;
+}
+)";
+
+// Builds kLaunchesThree into a shared library in `dir` with `extra` flags; "" when nvcc fails.
+std::string build(const fs::path& dir, const std::vector<std::string>& extra, std::string* diagnostics) {
+  const fs::path src = dir / "launches.cu", lib = dir / ("launches" + std::to_string(extra.size()) + ".so");
+  std::ofstream(src) << kLaunchesThree;
+  std::vector<std::string> argv = {kaudit::cuda::find_nvcc(), "-std=c++17", "-arch=sm_90", "--shared", "-Xcompiler",
+                                   "-fPIC", "-I", kaudit::cuda::gpu_include_dir(), src.string(), "-o", lib.string()};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  const auto r = kaudit::run_process(argv, 300);
+  *diagnostics = r.err + r.out + r.spawn_error;
+  return r.ok() ? lib.string() : "";
+}
+
+TEST(LaunchCount, AWrappedBuildCountsEveryLaunchItsCodeMakes) {
+  const auto probe = kaudit::run_process({kaudit::cuda::find_nvcc(), "--version"}, 60);
+  if (!probe.ok()) GTEST_SKIP() << "no nvcc (" << kaudit::cuda::find_nvcc() << "): the CUDA toolkit is not installed";
+  const fs::path dir = fs::temp_directory_path() / ("kaudit-launch-count-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::string diagnostics;
+  const std::string counted = build(dir, kaudit::cuda::launch_count_flags(), &diagnostics);
+  ASSERT_FALSE(counted.empty()) << diagnostics;
+  const std::string plain = build(dir, {}, &diagnostics);
+  ASSERT_FALSE(plain.empty()) << diagnostics;
+  for (const auto& [lib, per_call] : {std::pair{counted, 3}, std::pair{plain, -1}}) {
+    void* h = dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL);
+    ASSERT_NE(h, nullptr) << dlerror();
+    const auto launch = reinterpret_cast<int (*)(float*, int)>(dlsym(h, "launch_three"));
+    const auto launches = reinterpret_cast<int (*)()>(dlsym(h, "kaudit_gpu_launches"));
+    ASSERT_TRUE(launch && launches);
+    EXPECT_EQ(launches(), per_call < 0 ? -1 : 0) << lib;
+    launch(nullptr, 0);
+    launch(nullptr, 0);
+    EXPECT_EQ(launches(), per_call < 0 ? -1 : 2 * per_call) << lib;
+  }
+  fs::remove_all(dir);
+}
+
+}  // namespace
