@@ -558,13 +558,21 @@ class MutantEvaluation {
   // trials, and then dropped: at native shapes an output is hundreds of MB, and a mutant that
   // survives runs on every legal input (docs/calibration/h200-2026-12-03-v0b: an audit that kept
   // them ran the host out of memory).
+  // One run of `library` (the mutant's, or the original's with switch value 0) at pool input p,
+  // counted, its infrastructure failures noted under `what`; one that gave no result ends the
+  // mutant's audit (NoResult).
+  runtime::RunResult run_accounted(const fs::path& library, int switch_value, std::size_t p, const std::string& what) {
+    runtime::RunResult r = run_one(runner_, tr_.task, kernel_, library, switch_value, tr_.prepared[p]);
+    ++runs_;
+    tr_.note_infra(run_, r, what);
+    if (infrastructure_failure(r)) throw NoResult{};
+    return r;
+  }
+
   Outcome run_at(std::size_t p) {
     Outcome o = Outcome::Timeout;  // after two timeouts, assumed (see AuditOptions)
     if (timeouts_ < 2) {
-      const runtime::RunResult r = run_one(runner_, tr_.task, kernel_, library_, switch_value_, tr_.prepared[p]);
-      ++runs_;
-      tr_.note_infra(run_, r, kernel_.id() + " mutant " + a_.scored.id);
-      if (infrastructure_failure(r)) throw NoResult{};
+      const runtime::RunResult r = run_accounted(library_, switch_value_, p, kernel_.id() + " mutant " + a_.scored.id);
       o = outcome_of(r);
       if (o == Outcome::Exception) note_exception(r.message);
       if (o == Outcome::Timeout) ++timeouts_;  // not ThreadBudget: that one cost nothing
@@ -705,15 +713,13 @@ class MutantEvaluation {
       if (counts == counts_.end()) {
         if (runs >= kContractRuns) continue;
         ++runs;
-        const runtime::RunResult r = run_one(runner_, tr_.task, kernel_, library_, switch_value_, tr_.prepared[p]);
-        ++runs_;
-        tr_.note_infra(run_, r, kernel_.id() + " mutant " + a_.scored.id + " (contract)");
-        if (infrastructure_failure(r)) throw NoResult{};
+        const runtime::RunResult r = run_accounted(library_, switch_value_, p, kernel_.id() + " mutant " + a_.scored.id + " (contract)");
         if (outcome_of(r) != Outcome::Pass || !oracle::apply_comparator(run_.options.witness, r.outputs, tr_.prepared[p].ref64).ok)
           continue;  // not what its cached row says: no verdict on the contract from this run
         counts = counts_.emplace(p, std::make_pair(r.launches, r.library_calls)).first;
       }
-      // A count < 0 is one the worker did not make (launches on the CUDA backend): no breach of it.
+      // A count < 0 is one the worker did not make (a library built without the launch count): no
+      // breach of it.
       const auto [launches, calls] = counts->second;
       if (launches < 0 && calls < 0) continue;
       if (calls <= 0 && launches != 0) {
@@ -737,10 +743,8 @@ class MutantEvaluation {
   std::optional<std::pair<int, int>> original_counts(std::size_t p) {
     using Counts = std::optional<std::pair<int, int>>;
     return original_baseline(notes_.original_counts, p, Counts{}, [&](const fs::path& original) -> Counts {
-      const runtime::RunResult r = run_one(runner_, tr_.task, kernel_, original, 0, tr_.prepared[p]);
-      ++runs_;
-      tr_.note_infra(run_, r, kernel_.id() + " original (contract baseline of mutant " + a_.scored.id + ")");
-      if (infrastructure_failure(r)) throw NoResult{};
+      const runtime::RunResult r =
+          run_accounted(original, 0, p, kernel_.id() + " original (contract baseline of mutant " + a_.scored.id + ")");
       if (outcome_of(r) != Outcome::Pass) return std::nullopt;
       return std::make_pair(r.launches, r.library_calls);
     });

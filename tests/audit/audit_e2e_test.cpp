@@ -927,6 +927,37 @@ TEST(AuditCommand, ALibraryFallbackIsWitnessedByTheContractOnly) {
       EXPECT_EQ(c["contract"], m["contract"]);
       EXPECT_EQ(c["killed_by"], m["killed_by"]);
     }
+  // A row cached before the contract check existed (no "ct"): the next audit checks it, with runs
+  // of its own (at most kContractRuns of the mutant and the original's baseline), and finds the
+  // same breach.
+  int stripped = 0;
+  for (const auto& f : fs::directory_iterator(cache / "audit")) {
+    auto body = kaudit::cache::read_record(f.path());
+    if (!body) continue;
+    auto rows = nlohmann::json::parse(*body);
+    if (!rows.contains("mutants")) continue;
+    bool changed = false;
+    for (auto& [id, row] : rows["mutants"].items())
+      if (row.contains("ct")) {
+        row.erase("ct");
+        row.erase("ctc");
+        changed = true;
+      }
+    if (!changed) continue;
+    ASSERT_TRUE(kaudit::cache::write_record(f.path(), rows.dump()));
+    ++stripped;
+  }
+  ASSERT_EQ(stripped, 1);
+  const auto upgraded = kaudit::run_process(args, 1200);
+  ASSERT_EQ(upgraded.exit_code, 0) << upgraded.err;
+  const int upgrade_runs = nlohmann::json::parse(upgraded.out)["runs"];
+  EXPECT_GE(upgrade_runs, 1) << upgraded.out;
+  EXPECT_LE(upgrade_runs, 4) << upgraded.out;  // up to 3 of the mutant, 1 of the original
+  for (const auto& c : read_jsonl(out / "kill-matrix.jsonl"))
+    if (c["kernel"] == "matmul/matmul_naive") {
+      EXPECT_EQ(c["contract"]["cause"], "library-compute") << c;
+      EXPECT_EQ(c["killed_by"], m["killed_by"]);
+    }
   // The HTML report says what witnessed it.
   const auto page = out / "report.html";
   const auto report = kaudit::run_process({KAUDIT_EXE, "report", out.string(), "--format", "html", "--out", page.string()}, 600);
