@@ -149,12 +149,14 @@ torch::Tensor run(torch::Tensor x) {
 // computes with torch alone launches none of its own.
 TEST(Gpu, TheWrappersOwnLaunchesAreCountedPerCall) {
   SKIP_WITHOUT_GPU();
-  const char* three = R"(
+  const std::string add_one = R"(
 #include <torch/extension.h>
 __global__ void add_one(float* y, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) y[i] += 1.0f;
 }
+)";
+  const std::string three = add_one + R"(
 torch::Tensor run(torch::Tensor x) {
   auto y = x.clone();
   float* p = y.data_ptr<float>();
@@ -166,12 +168,7 @@ torch::Tensor run(torch::Tensor x) {
   return y;
 }
 )";
-  const char* refused_then_one = R"(
-#include <torch/extension.h>
-__global__ void add_one(float* y, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) y[i] += 1.0f;
-}
+  const std::string refused_then_one = add_one + R"(
 torch::Tensor run(torch::Tensor x) {
   auto y = x.clone();
   int n = y.numel();
