@@ -67,4 +67,17 @@ TEST(LaunchCount, AWrappedBuildCountsEveryLaunchItsCodeMakes) {
   fs::remove_all(dir);
 }
 
+// A build PyTorch's extension builder makes from an exported solution file (kaudit export-mutants)
+// carries both headers written out: no include of kaudit's folders is left, and its launch count
+// answers -1 there (no wraps in that link).
+TEST(LaunchCount, AStandaloneSourceCarriesTheCountWithoutKauditsFolders) {
+  const std::string text = kaudit::cuda::standalone_gpu_source("torch::Tensor run(torch::Tensor x) { return x; }\n",
+                                                               "k.cu", "run", "kaudit_lib", "a test");
+  EXPECT_EQ(text.find("#include \"kaudit_"), std::string::npos) << text;
+  EXPECT_EQ(text.find("#line"), std::string::npos);
+  EXPECT_NE(text.find("kaudit_gpu_launches"), std::string::npos);
+  EXPECT_NE(text.find("#if defined(KAUDIT_COUNT_LAUNCHES)"), std::string::npos);
+  EXPECT_NE(text.find("KAUDIT_GPU_ENTRY(run, kaudit_lib)"), std::string::npos);
+}
+
 }  // namespace
