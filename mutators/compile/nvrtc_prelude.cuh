@@ -1673,7 +1673,9 @@ class Tensor {
   Tensor mean() const;
   Tensor mean(IntArrayRef dim, bool keepdim = false, optional<ScalarType> dtype = nullopt) const;
   Tensor prod() const;
+  Tensor var(bool unbiased = true) const;
   Tensor var(IntArrayRef dim, bool unbiased = true, bool keepdim = false) const;
+  Tensor std(bool unbiased = true) const;
   Tensor std(IntArrayRef dim, bool unbiased = true, bool keepdim = false) const;
   Tensor norm() const;
   Tensor max() const;
@@ -1766,7 +1768,11 @@ Tensor tanh(const Tensor& t);
 Tensor exp(const Tensor& t);
 Tensor log(const Tensor& t);
 Tensor sqrt(const Tensor& t);
+Tensor rsqrt(const Tensor& t);
 Tensor abs(const Tensor& t);
+Tensor var(const Tensor& t, IntArrayRef dim, bool unbiased = true, bool keepdim = false);
+Tensor amax(const Tensor& t, IntArrayRef dim = {}, bool keepdim = false);
+Tensor amin(const Tensor& t, IntArrayRef dim = {}, bool keepdim = false);
 Tensor softmax(const Tensor& t, int64_t dim, optional<ScalarType> dtype = nullopt);
 Tensor log_softmax(const Tensor& t, int64_t dim, optional<ScalarType> dtype = nullopt);
 Tensor sum(const Tensor& t, IntArrayRef dim = {}, bool keepdim = false,

@@ -5,6 +5,8 @@
 #include <ATen/ATen.h>
 
 #include <atomic>
+#include <stdexcept>
+#include <vector>
 #include <tuple>
 #include <cstring>
 
@@ -106,6 +108,65 @@ TensorHandle* t_narrow(const TensorHandle* h, std::int64_t d, std::int64_t s, st
 TensorHandle* t_select(const TensorHandle* h, std::int64_t d, std::int64_t i) { return make(h->tensor.select(d, i)); }
 TensorHandle* t_flatten(const TensorHandle* h, std::int64_t s, std::int64_t e) { return make(h->tensor.flatten(s, e)); }
 TensorHandle* t_expand(const TensorHandle* h, const std::int64_t* s, std::size_t n) { return make(h->tensor.expand(dims(s, n))); }
+TensorHandle* t_reduce(const TensorHandle* h, int kind, const std::int64_t* d, std::size_t n, bool keepdim, int correction) {
+  const at::Tensor& t = h->tensor;
+  std::vector<std::int64_t> all;
+  if (n == 0)
+    for (std::int64_t i = 0; i < t.dim(); ++i) all.push_back(i);
+  const at::IntArrayRef dims = n ? at::IntArrayRef(d, n) : at::IntArrayRef(all);
+  switch (static_cast<Reduce>(kind)) {
+    case Reduce::Sum: return make(at::sum(t, dims, keepdim));
+    case Reduce::Mean: return make(at::mean(t, dims, keepdim));
+    case Reduce::Var: return make(at::var(t, dims, correction != 0, keepdim));
+    case Reduce::Std: return make(at::std(t, dims, correction != 0, keepdim));
+    case Reduce::Amax: return make(at::amax(t, dims, keepdim));
+    case Reduce::Amin: return make(at::amin(t, dims, keepdim));
+  }
+  throw std::invalid_argument("t_reduce: unknown reduction");
+}
+namespace {
+at::Tensor binary(const at::Tensor& a, const at::Tensor& b, Binary op) {
+  switch (op) {
+    case Binary::Add: return a + b;
+    case Binary::Sub: return a - b;
+    case Binary::Mul: return a * b;
+    case Binary::Div: return a / b;
+    case Binary::Pow: return at::pow(a, b);
+    case Binary::Max: return at::maximum(a, b);
+    case Binary::Min: return at::minimum(a, b);
+  }
+  throw std::invalid_argument("t_binary: unknown operator");
+}
+}  // namespace
+TensorHandle* t_binary(const TensorHandle* a, const TensorHandle* b, int op) {
+  return make(binary(a->tensor, b->tensor, static_cast<Binary>(op)));
+}
+TensorHandle* t_binary_scalar(const TensorHandle* a, double s, int op, bool scalar_first) {
+  // The scalar as ATen wraps a C++ number in `1 - x` or `x * 0.5`: a 0-d "wrapped number", which
+  // takes part in type promotion only by its kind (a float32 tensor stays float32). An integral
+  // value stays integral, as the C++ literal a wrapper writes would.
+  const bool integral = s == static_cast<double>(static_cast<std::int64_t>(s)) && !a->tensor.is_floating_point();
+  at::Tensor wrapped = integral ? at::scalar_tensor(static_cast<std::int64_t>(s), at::TensorOptions().dtype(at::kLong))
+                                : at::scalar_tensor(s, at::TensorOptions().dtype(at::kDouble));
+  wrapped.unsafeGetTensorImpl()->set_wrapped_number(true);
+  const auto o = static_cast<Binary>(op);
+  return make(scalar_first ? binary(wrapped, a->tensor, o) : binary(a->tensor, wrapped, o));
+}
+TensorHandle* t_unary(const TensorHandle* h, int op) {
+  const at::Tensor& t = h->tensor;
+  switch (static_cast<Unary>(op)) {
+    case Unary::Neg: return make(-t);
+    case Unary::Sqrt: return make(at::sqrt(t));
+    case Unary::Rsqrt: return make(at::rsqrt(t));
+    case Unary::Exp: return make(at::exp(t));
+    case Unary::Log: return make(at::log(t));
+    case Unary::Abs: return make(at::abs(t));
+    case Unary::Tanh: return make(at::tanh(t));
+    case Unary::Sigmoid: return make(at::sigmoid(t));
+    case Unary::Relu: return make(at::relu(t));
+  }
+  throw std::invalid_argument("t_unary: unknown operator");
+}
 void t_fill(TensorHandle* h, double v) { h->tensor.fill_(v); }
 void t_copy(TensorHandle* dst, const TensorHandle* src) { dst->tensor.copy_(src->tensor); }
 

@@ -719,4 +719,35 @@ torch::Tensor run(torch::Tensor a, torch::Tensor b, int64_t how) {
   }
 }
 
+// What wrappers compute with torch around their kernels (the import study's solutions: a loss's
+// final mean, a norm's statistics, `1 - x`, x[b]) is ATen's result, in the operand's dtype, and
+// not library compute.
+TEST(Emulator, TorchArithmeticAndReductionsInAWrapperAreATens) {
+  const char* source = R"(
+#include <torch/extension.h>
+torch::Tensor run(torch::Tensor x, int64_t how) {
+  switch (how) {
+    case 0: return torch::mean(1 - x);
+    case 1: return x.mean({1}, true) + x.var({1}, false, true).sqrt();
+    case 2: return (x * 2 - x / 4).sum(0) + x[1];
+    case 3: return x.sum().pow(2) - x.abs().amax();
+    default: return -(x.exp().log() + 0.5f) * x.sigmoid().tanh().relu();
+  }
+}
+)";
+  const at::Tensor x = at::randn({3, 5});
+  const std::vector<at::Tensor> want = {
+      at::mean(1 - x), x.mean({1}, true) + x.var({1}, false, true).sqrt(), (x * 2 - x / 4).sum(0) + x[1],
+      x.sum().pow(2) - x.abs().amax(), -(x.exp().log() + 0.5f) * x.sigmoid().tanh().relu()};
+  for (int64_t how = 0; how < 5; ++how) {
+    auto r = build_and_run(source, "run", {x, how});
+    ASSERT_EQ(r.build_error, "");
+    ASSERT_EQ(r.result.status, Status::Ok) << how << ": " << r.result.message;
+    const at::Tensor out = r.result.outputs.at(0);
+    EXPECT_EQ(out.scalar_type(), at::kFloat) << how;
+    EXPECT_TRUE(at::allclose(out, want[how], 1e-6, 1e-6)) << how << ": " << out << " vs " << want[how];
+    EXPECT_EQ(r.result.library_calls, 0) << how;
+  }
+}
+
 }  // namespace

@@ -103,5 +103,16 @@ TensorHandle* t_mm(const TensorHandle* a, const TensorHandle* b);
 TensorHandle* t_bmm(const TensorHandle* a, const TensorHandle* b);
 TensorHandle* t_addmm(const TensorHandle* c, const TensorHandle* a, const TensorHandle* b, double beta, double alpha);
 TensorHandle* t_linear(const TensorHandle* x, const TensorHandle* w, const TensorHandle* bias);
+// The rest of what host wrappers compute with torch around their kernels (a loss's final mean,
+// a norm's statistics, `1 - x`): done by ATen on the host, as the same ATen operators would do it on
+// a GPU, and not library compute (docs/ORACLES.md, "Gates"). `n == 0` dims: all of them;
+// `correction` is var's and std's: 1, unbiased; 0, not.
+enum class Reduce : int { Sum, Mean, Var, Std, Amax, Amin };
+enum class Binary : int { Add, Sub, Mul, Div, Pow, Max, Min };
+enum class Unary : int { Neg, Sqrt, Rsqrt, Exp, Log, Abs, Tanh, Sigmoid, Relu };
+TensorHandle* t_reduce(const TensorHandle*, int kind, const std::int64_t* dims, std::size_t n, bool keepdim, int correction);
+TensorHandle* t_binary(const TensorHandle* a, const TensorHandle* b, int op);
+TensorHandle* t_binary_scalar(const TensorHandle* a, double s, int op, bool scalar_first);
+TensorHandle* t_unary(const TensorHandle*, int op);
 
 }  // namespace kaudit::rt

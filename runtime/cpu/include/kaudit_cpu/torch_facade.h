@@ -376,6 +376,54 @@ class Tensor {
   Tensor addmm(const Tensor& a, const Tensor& b, c10::Scalar beta = 1, c10::Scalar alpha = 1) const {
     return adopt(::kaudit::rt::t_addmm(need(), a.need(), b.need(), beta.toDouble(), alpha.toDouble()));
   }
+  // What wrappers compute with torch around their kernels (a loss's final mean, a norm's
+  // statistics, `1 - x`): ATen's operators in the runtime (kaudit::rt::t_reduce, t_binary,
+  // t_unary), not counted as library compute. Overloads as ATen's: all dimensions, one, or a list.
+  Tensor reduce(::kaudit::rt::Reduce k, c10::IntArrayRef d, bool keepdim, int correction = 1) const {
+    return adopt(::kaudit::rt::t_reduce(need(), (int)k, d.data(), d.size(), keepdim, correction));
+  }
+  Tensor sum() const { return reduce(::kaudit::rt::Reduce::Sum, {}, false); }
+  Tensor sum(c10::IntArrayRef d, bool keepdim = false) const { return reduce(::kaudit::rt::Reduce::Sum, d, keepdim); }
+  Tensor sum(std::int64_t d, bool keepdim = false) const { return sum(c10::IntArrayRef(d), keepdim); }
+  Tensor mean() const { return reduce(::kaudit::rt::Reduce::Mean, {}, false); }
+  Tensor mean(c10::IntArrayRef d, bool keepdim = false) const { return reduce(::kaudit::rt::Reduce::Mean, d, keepdim); }
+  Tensor mean(std::int64_t d, bool keepdim = false) const { return mean(c10::IntArrayRef(d), keepdim); }
+  Tensor var(bool unbiased = true) const { return reduce(::kaudit::rt::Reduce::Var, {}, false, unbiased); }
+  Tensor var(c10::IntArrayRef d, bool unbiased = true, bool keepdim = false) const {
+    return reduce(::kaudit::rt::Reduce::Var, d, keepdim, unbiased);
+  }
+  Tensor std(bool unbiased = true) const { return reduce(::kaudit::rt::Reduce::Std, {}, false, unbiased); }
+  Tensor std(c10::IntArrayRef d, bool unbiased = true, bool keepdim = false) const {
+    return reduce(::kaudit::rt::Reduce::Std, d, keepdim, unbiased);
+  }
+  Tensor amax(c10::IntArrayRef d = {}, bool keepdim = false) const { return reduce(::kaudit::rt::Reduce::Amax, d, keepdim); }
+  Tensor amin(c10::IntArrayRef d = {}, bool keepdim = false) const { return reduce(::kaudit::rt::Reduce::Amin, d, keepdim); }
+  Tensor unary(::kaudit::rt::Unary op) const { return adopt(::kaudit::rt::t_unary(need(), (int)op)); }
+  Tensor neg() const { return unary(::kaudit::rt::Unary::Neg); }
+  Tensor sqrt() const { return unary(::kaudit::rt::Unary::Sqrt); }
+  Tensor rsqrt() const { return unary(::kaudit::rt::Unary::Rsqrt); }
+  Tensor exp() const { return unary(::kaudit::rt::Unary::Exp); }
+  Tensor log() const { return unary(::kaudit::rt::Unary::Log); }
+  Tensor abs() const { return unary(::kaudit::rt::Unary::Abs); }
+  Tensor tanh() const { return unary(::kaudit::rt::Unary::Tanh); }
+  Tensor sigmoid() const { return unary(::kaudit::rt::Unary::Sigmoid); }
+  Tensor relu() const { return unary(::kaudit::rt::Unary::Relu); }
+  Tensor binary(const Tensor& o, ::kaudit::rt::Binary op) const { return adopt(::kaudit::rt::t_binary(need(), o.need(), (int)op)); }
+  Tensor binary(c10::Scalar s, ::kaudit::rt::Binary op, bool scalar_first = false) const {
+    return adopt(::kaudit::rt::t_binary_scalar(need(), s.toDouble(), (int)op, scalar_first));
+  }
+  Tensor add(const Tensor& o) const { return binary(o, ::kaudit::rt::Binary::Add); }
+  Tensor sub(const Tensor& o) const { return binary(o, ::kaudit::rt::Binary::Sub); }
+  Tensor mul(const Tensor& o) const { return binary(o, ::kaudit::rt::Binary::Mul); }
+  Tensor div(const Tensor& o) const { return binary(o, ::kaudit::rt::Binary::Div); }
+  Tensor add(c10::Scalar s) const { return binary(s, ::kaudit::rt::Binary::Add); }
+  Tensor sub(c10::Scalar s) const { return binary(s, ::kaudit::rt::Binary::Sub); }
+  Tensor mul(c10::Scalar s) const { return binary(s, ::kaudit::rt::Binary::Mul); }
+  Tensor div(c10::Scalar s) const { return binary(s, ::kaudit::rt::Binary::Div); }
+  Tensor pow(c10::Scalar s) const { return binary(s, ::kaudit::rt::Binary::Pow); }
+  Tensor pow(const Tensor& o) const { return binary(o, ::kaudit::rt::Binary::Pow); }
+  // x[i]: the i-th slice along the first dimension, a view (as ATen's).
+  Tensor operator[](std::int64_t i) const { return select(0, i); }
   Tensor& zero_() { ::kaudit::rt::t_fill(need(), 0.0); return *this; }
   Tensor& fill_(c10::Scalar v) { ::kaudit::rt::t_fill(need(), v.toDouble()); return *this; }
   Tensor& copy_(const Tensor& src, bool = false) { ::kaudit::rt::t_copy(need(), src.need()); return *this; }
@@ -408,6 +456,34 @@ inline Tensor zeros_like(const Tensor& t, c10::TensorOptions o = {}) { return ze
 inline Tensor ones_like(const Tensor& t, c10::TensorOptions o = {}) { return ones(t.sizes(), like_options(t, o)); }
 inline Tensor full_like(const Tensor& t, c10::Scalar v, c10::TensorOptions o = {}) { return full(t.sizes(), v, like_options(t, o)); }
 inline Tensor empty_strided(c10::IntArrayRef s, c10::IntArrayRef, c10::TensorOptions o = {}) { return empty(s, o); }
+#define KAUDIT_TENSOR_OPERATOR(SYM, OP)                                                                   \
+  inline Tensor operator SYM(const Tensor& a, const Tensor& b) { return a.binary(b, ::kaudit::rt::Binary::OP); } \
+  inline Tensor operator SYM(const Tensor& a, c10::Scalar s) { return a.binary(s, ::kaudit::rt::Binary::OP); }   \
+  inline Tensor operator SYM(c10::Scalar s, const Tensor& a) { return a.binary(s, ::kaudit::rt::Binary::OP, true); }
+KAUDIT_TENSOR_OPERATOR(+, Add)
+KAUDIT_TENSOR_OPERATOR(-, Sub)
+KAUDIT_TENSOR_OPERATOR(*, Mul)
+KAUDIT_TENSOR_OPERATOR(/, Div)
+#undef KAUDIT_TENSOR_OPERATOR
+inline Tensor operator-(const Tensor& a) { return a.neg(); }
+inline Tensor sum(const Tensor& t) { return t.sum(); }
+inline Tensor sum(const Tensor& t, c10::IntArrayRef d, bool keepdim = false) { return t.sum(d, keepdim); }
+inline Tensor mean(const Tensor& t) { return t.mean(); }
+inline Tensor mean(const Tensor& t, c10::IntArrayRef d, bool keepdim = false) { return t.mean(d, keepdim); }
+inline Tensor var(const Tensor& t, c10::IntArrayRef d, bool unbiased = true, bool keepdim = false) { return t.var(d, unbiased, keepdim); }
+inline Tensor amax(const Tensor& t, c10::IntArrayRef d = {}, bool keepdim = false) { return t.amax(d, keepdim); }
+inline Tensor amin(const Tensor& t, c10::IntArrayRef d = {}, bool keepdim = false) { return t.amin(d, keepdim); }
+inline Tensor sqrt(const Tensor& t) { return t.sqrt(); }
+inline Tensor rsqrt(const Tensor& t) { return t.rsqrt(); }
+inline Tensor exp(const Tensor& t) { return t.exp(); }
+inline Tensor log(const Tensor& t) { return t.log(); }
+inline Tensor abs(const Tensor& t) { return t.abs(); }
+inline Tensor tanh(const Tensor& t) { return t.tanh(); }
+inline Tensor sigmoid(const Tensor& t) { return t.sigmoid(); }
+inline Tensor relu(const Tensor& t) { return t.relu(); }
+inline Tensor pow(const Tensor& t, c10::Scalar s) { return t.pow(s); }
+inline Tensor maximum(const Tensor& a, const Tensor& b) { return a.binary(b, ::kaudit::rt::Binary::Max); }
+inline Tensor minimum(const Tensor& a, const Tensor& b) { return a.binary(b, ::kaudit::rt::Binary::Min); }
 inline Tensor matmul(const Tensor& a, const Tensor& b) { return a.matmul(b); }
 inline Tensor mm(const Tensor& a, const Tensor& b) { return a.mm(b); }
 inline Tensor bmm(const Tensor& a, const Tensor& b) { return a.bmm(b); }
