@@ -904,6 +904,9 @@ class Scalar {
   Scalar(int v);
   Scalar(long v);
   Scalar(long long v);
+  Scalar(unsigned v);
+  Scalar(unsigned long v);
+  Scalar(unsigned long long v);
   Scalar(bool v);
   template <typename T>
   T to() const;
@@ -1040,10 +1043,8 @@ class Tensor {
   // What wrappers compute with torch around their kernels (as the CPU facade provides them).
   Tensor sum() const;
   Tensor sum(IntArrayRef dim, bool keepdim = false) const;
-  Tensor sum(int64_t dim, bool keepdim = false) const;
   Tensor mean() const;
   Tensor mean(IntArrayRef dim, bool keepdim = false) const;
-  Tensor mean(int64_t dim, bool keepdim = false) const;
   Tensor var(bool unbiased = true) const;
   Tensor var(IntArrayRef dim, bool unbiased = true, bool keepdim = false) const;
   Tensor std(bool unbiased = true) const;

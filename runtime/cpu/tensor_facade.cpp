@@ -141,16 +141,21 @@ at::Tensor binary(const at::Tensor& a, const at::Tensor& b, Binary op) {
 TensorHandle* t_binary(const TensorHandle* a, const TensorHandle* b, int op) {
   return make(binary(a->tensor, b->tensor, static_cast<Binary>(op)));
 }
-TensorHandle* t_binary_scalar(const TensorHandle* a, double s, int op, bool scalar_first) {
-  // The scalar as ATen wraps a C++ number in `1 - x` or `x * 0.5`: a 0-d "wrapped number", which
-  // takes part in type promotion only by its kind (a float32 tensor stays float32). An integral
-  // value stays integral, as the C++ literal a wrapper writes would.
-  const bool integral = s == static_cast<double>(static_cast<std::int64_t>(s)) && !a->tensor.is_floating_point();
-  at::Tensor wrapped = integral ? at::scalar_tensor(static_cast<std::int64_t>(s), at::TensorOptions().dtype(at::kLong))
-                                : at::scalar_tensor(s, at::TensorOptions().dtype(at::kDouble));
-  wrapped.unsafeGetTensorImpl()->set_wrapped_number(true);
-  const auto o = static_cast<Binary>(op);
-  return make(scalar_first ? binary(wrapped, a->tensor, o) : binary(a->tensor, wrapped, o));
+TensorHandle* t_binary_scalar(const TensorHandle* a, double d, std::int64_t i, int kind, int op, bool scalar_first) {
+  const at::Scalar s = static_cast<ScalarKind>(kind) == ScalarKind::Floating ? at::Scalar(d)
+                       : static_cast<ScalarKind>(kind) == ScalarKind::Boolean ? at::Scalar(i != 0)
+                                                                                : at::Scalar(i);
+  const at::Tensor& t = a->tensor;
+  switch (static_cast<Binary>(op)) {
+    case Binary::Add: return make(t.add(s));
+    case Binary::Mul: return make(t.mul(s));
+    case Binary::Sub: return make(scalar_first ? at::empty_like(t).fill_(s).sub_(t) : t.sub(s));
+    case Binary::Div: return make(scalar_first ? at::empty_like(t).fill_(s).div_(t) : t.div(s));
+    case Binary::Pow: return make(scalar_first ? at::pow(s, t) : at::pow(t, s));
+    case Binary::Max:
+    case Binary::Min: break;
+  }
+  throw std::invalid_argument("t_binary_scalar: unknown operator");
 }
 TensorHandle* t_unary(const TensorHandle* h, int op) {
   const at::Tensor& t = h->tensor;

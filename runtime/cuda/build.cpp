@@ -105,7 +105,7 @@ std::vector<std::string> launch_count_flags() {
   std::vector<std::string> f = {"-DKAUDIT_COUNT_LAUNCHES"};
   for (const char* symbol : {"__cudaLaunchKernel", "__cudaLaunchKernel_ptsz", "cudaLaunchKernel", "cudaLaunchKernel_ptsz",
                              "cudaLaunchCooperativeKernel", "cudaLaunchCooperativeKernel_ptsz", "cudaLaunchKernelExC",
-                             "cudaLaunchKernelExC_ptsz"})
+                             "cudaLaunchKernelExC_ptsz", "cudaGraphLaunch", "cudaGraphLaunch_ptsz"})
     f.insert(f.end(), {"-Xlinker", std::string("--wrap=") + symbol});
   return f;
 }

@@ -725,27 +725,35 @@ torch::Tensor run(torch::Tensor a, torch::Tensor b, int64_t how) {
 TEST(Emulator, TorchArithmeticAndReductionsInAWrapperAreATens) {
   const char* source = R"(
 #include <torch/extension.h>
-torch::Tensor run(torch::Tensor x, int64_t how) {
+torch::Tensor run(torch::Tensor x, torch::Tensor xi, torch::Tensor xh, int64_t how) {
   switch (how) {
     case 0: return torch::mean(1 - x);
     case 1: return x.mean({1}, true) + x.var({1}, false, true).sqrt();
     case 2: return (x * 2 - x / 4).sum(0) + x[1];
     case 3: return x.sum().pow(2) - x.abs().amax();
-    default: return -(x.exp().log() + 0.5f) * x.sigmoid().tanh().relu();
+    case 4: return -(x.exp().log() + 0.5f) * x.sigmoid().tanh().relu();
+    case 5: return xi * 2.0;  // a float scalar promotes an integer tensor to float32
+    case 6: return (xi + 1) * 3 - xi;  // integer scalars keep it int32
+    case 7: return 0.1 - xh;  // ATen fills a half tensor with 0.1, then subtracts
+    default: return x.sum({}) + x.amax({0, 1});  // {}: every dimension
   }
 }
 )";
-  const at::Tensor x = at::randn({3, 5});
+  const at::Tensor x = at::randn({3, 5}), xi = at::randint(-9, 9, {3, 5}).to(at::kInt), xh = at::randn({3, 5}).to(at::kHalf);
   const std::vector<at::Tensor> want = {
       at::mean(1 - x), x.mean({1}, true) + x.var({1}, false, true).sqrt(), (x * 2 - x / 4).sum(0) + x[1],
-      x.sum().pow(2) - x.abs().amax(), -(x.exp().log() + 0.5f) * x.sigmoid().tanh().relu()};
-  for (int64_t how = 0; how < 5; ++how) {
-    auto r = build_and_run(source, "run", {x, how});
+      x.sum().pow(2) - x.abs().amax(), -(x.exp().log() + 0.5f) * x.sigmoid().tanh().relu(), xi * 2.0, (xi + 1) * 3 - xi,
+      0.1 - xh, x.sum() + x.amax({0, 1})};
+  for (int64_t how = 0; how < static_cast<int64_t>(want.size()); ++how) {
+    auto r = build_and_run(source, "run", {x, xi, xh, how});
     ASSERT_EQ(r.build_error, "");
     ASSERT_EQ(r.result.status, Status::Ok) << how << ": " << r.result.message;
     const at::Tensor out = r.result.outputs.at(0);
-    EXPECT_EQ(out.scalar_type(), at::kFloat) << how;
-    EXPECT_TRUE(at::allclose(out, want[how], 1e-6, 1e-6)) << how << ": " << out << " vs " << want[how];
+    EXPECT_EQ(out.scalar_type(), want[how].scalar_type()) << how;
+    // Integers exactly; floats to an ulp or so (ATen's vectorised paths depend on alignment).
+    const bool same = out.is_floating_point() ? at::allclose(out.to(at::kFloat), want[how].to(at::kFloat), 1e-5, 1e-6)
+                                              : at::equal(out, want[how]);
+    EXPECT_TRUE(same) << how << ": " << out << " vs " << want[how];
     EXPECT_EQ(r.result.library_calls, 0) << how;
   }
 }

@@ -12,18 +12,22 @@
 // too much shared memory, no image for this GPU) is none, as on the CPU backend; any other launch
 // is counted, even one that fails for another reason (no device: how the count is tested without
 // a GPU, tests/runtime/launch_count_test.cpp).
-// The driver API (cuLaunchKernel) is not wrapped: a candidate that launches through it reads as
-// launching nothing (docs/ORACLES.md, "Gates").
+// A CUDA graph's replay (cudaGraphLaunch) counts as one launch. The driver API (cuLaunchKernel,
+// also reached through cudaGetDriverEntryPoint, as CUTLASS's cluster launcher does) is not
+// wrapped: a candidate that launches only through it reads as launching nothing (docs/ORACLES.md,
+// "Gates").
 //
 // Without KAUDIT_COUNT_LAUNCHES (a build that is not linked with the wraps, such as a solution
 // file PyTorch's extension builder compiles), nothing is wrapped and the count is -1: not known.
 #pragma once
 #include <cuda_runtime.h>
 
+#include <atomic>
+
 namespace kaudit_gpu {
 // Launches since the library was loaded: one counter per library (static, not inline: an inline
 // variable is a GNU unique symbol, which every library loaded into the worker would share).
-static int launch_count = 0;
+static std::atomic<int> launch_count{0};  // a wrapper's own threads may launch too
 // A wrapped entry point that calls another (inside the runtime) counts once.
 static thread_local int launch_depth = 0;
 
@@ -40,7 +44,7 @@ static cudaError_t counted_launch(F&& real) {
   const bool outermost = launch_depth++ == 0;
   const cudaError_t e = real();
   --launch_depth;
-  if (outermost && !refused_configuration(e)) ++launch_count;
+  if (outermost && !refused_configuration(e)) launch_count.fetch_add(1, std::memory_order_relaxed);
   return e;
 }
 }  // namespace kaudit_gpu
@@ -69,8 +73,17 @@ extern "C" cudaError_t CUDARTAPI __real_cudaLaunchKernelExC_ptsz(const cudaLaunc
 extern "C" __attribute__((visibility("hidden"))) cudaError_t CUDARTAPI __wrap_cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t* config, const void* fn, void** args) {
   return kaudit_gpu::counted_launch([&] { return __real_cudaLaunchKernelExC_ptsz(config, fn, args); });
 }
+// A CUDA graph's replay: one launch (at least one kernel), however many nodes the graph has.
+extern "C" cudaError_t CUDARTAPI __real_cudaGraphLaunch(cudaGraphExec_t graph, cudaStream_t stream);
+extern "C" __attribute__((visibility("hidden"))) cudaError_t CUDARTAPI __wrap_cudaGraphLaunch(cudaGraphExec_t graph, cudaStream_t stream) {
+  return kaudit_gpu::counted_launch([&] { return __real_cudaGraphLaunch(graph, stream); });
+}
+extern "C" cudaError_t CUDARTAPI __real_cudaGraphLaunch_ptsz(cudaGraphExec_t graph, cudaStream_t stream);
+extern "C" __attribute__((visibility("hidden"))) cudaError_t CUDARTAPI __wrap_cudaGraphLaunch_ptsz(cudaGraphExec_t graph, cudaStream_t stream) {
+  return kaudit_gpu::counted_launch([&] { return __real_cudaGraphLaunch_ptsz(graph, stream); });
+}
 // Launches since the library was loaded; the worker reads it before and after each call.
-extern "C" __attribute__((visibility("default"))) int kaudit_gpu_launches() { return kaudit_gpu::launch_count; }
+extern "C" __attribute__((visibility("default"))) int kaudit_gpu_launches() { return kaudit_gpu::launch_count.load(); }
 #else
 extern "C" __attribute__((visibility("default"))) int kaudit_gpu_launches() { return -1; }
 #endif

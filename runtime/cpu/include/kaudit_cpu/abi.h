@@ -110,9 +110,14 @@ TensorHandle* t_linear(const TensorHandle* x, const TensorHandle* w, const Tenso
 enum class Reduce : int { Sum, Mean, Var, Std, Amax, Amin };
 enum class Binary : int { Add, Sub, Mul, Div, Pow, Max, Min };
 enum class Unary : int { Neg, Sqrt, Rsqrt, Exp, Log, Abs, Tanh, Sigmoid, Relu };
+enum class ScalarKind : int { Floating, Integral, Boolean };
 TensorHandle* t_reduce(const TensorHandle*, int kind, const std::int64_t* dims, std::size_t n, bool keepdim, int correction);
 TensorHandle* t_binary(const TensorHandle* a, const TensorHandle* b, int op);
-TensorHandle* t_binary_scalar(const TensorHandle* a, double s, int op, bool scalar_first);
+// A scalar operand as c10::Scalar holds it: `d` when Floating, `i` otherwise (ScalarKind). Tensor
+// op scalar, and scalar + or * tensor, are ATen's Tensor-Scalar overloads (a wrapped number);
+// scalar - or / tensor are as ATen's operators compute them: a tensor like the operand filled with
+// the scalar, then the in-place operation (ATen/TensorOperators.h).
+TensorHandle* t_binary_scalar(const TensorHandle* a, double d, std::int64_t i, int kind, int op, bool scalar_first);
 TensorHandle* t_unary(const TensorHandle*, int op);
 
 }  // namespace kaudit::rt

@@ -259,7 +259,7 @@ P convert_arg(const ArgValue& a, std::size_t index) {
     return a.kind == ArgKind::Double ? (T)a.d : (T)a.i;
   } else if constexpr (std::is_same_v<T, c10::Scalar>) {
     if (a.kind == ArgKind::Tensor) bad_arg(index, "a number");
-    return c10::Scalar(a.kind == ArgKind::Double ? a.d : (double)a.i);
+    return a.kind == ArgKind::Double ? c10::Scalar(a.d) : c10::Scalar(a.i);  // an int stays integral
   } else {
     static_assert(sizeof(T) == 0, "entry function parameter type not supported by the CPU backend");
   }

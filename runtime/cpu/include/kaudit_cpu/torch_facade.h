@@ -152,8 +152,15 @@ using SymIntArrayRef = IntArrayRef;
 
 struct Scalar {
   double v;
+  // What kind of number it was made from, as c10::Scalar keeps it: `x * 2` and `x * 2.0` promote an
+  // integer tensor differently (ATen's wrapped numbers), and a large integer keeps its digits.
+  ::kaudit::rt::ScalarKind kind = ::kaudit::rt::ScalarKind::Floating;
+  std::int64_t i = 0;
   Scalar(double d) : v(d) {}
-  template <class T, class = std::enable_if_t<std::is_arithmetic_v<T>>> Scalar(T t) : v((double)t) {}
+  template <class T, class = std::enable_if_t<std::is_arithmetic_v<T>>> Scalar(T t) : v((double)t) {
+    if constexpr (std::is_same_v<T, bool>) kind = ::kaudit::rt::ScalarKind::Boolean, i = t;
+    else if constexpr (std::is_integral_v<T>) kind = ::kaudit::rt::ScalarKind::Integral, i = (std::int64_t)t;
+  }
   double toDouble() const { return v; }
   float toFloat() const { return (float)v; }
   std::int64_t toLong() const { return (std::int64_t)v; }
@@ -384,10 +391,8 @@ class Tensor {
   }
   Tensor sum() const { return reduce(::kaudit::rt::Reduce::Sum, {}, false); }
   Tensor sum(c10::IntArrayRef d, bool keepdim = false) const { return reduce(::kaudit::rt::Reduce::Sum, d, keepdim); }
-  Tensor sum(std::int64_t d, bool keepdim = false) const { return sum(c10::IntArrayRef(d), keepdim); }
   Tensor mean() const { return reduce(::kaudit::rt::Reduce::Mean, {}, false); }
   Tensor mean(c10::IntArrayRef d, bool keepdim = false) const { return reduce(::kaudit::rt::Reduce::Mean, d, keepdim); }
-  Tensor mean(std::int64_t d, bool keepdim = false) const { return mean(c10::IntArrayRef(d), keepdim); }
   Tensor var(bool unbiased = true) const { return reduce(::kaudit::rt::Reduce::Var, {}, false, unbiased); }
   Tensor var(c10::IntArrayRef d, bool unbiased = true, bool keepdim = false) const {
     return reduce(::kaudit::rt::Reduce::Var, d, keepdim, unbiased);
@@ -410,7 +415,7 @@ class Tensor {
   Tensor relu() const { return unary(::kaudit::rt::Unary::Relu); }
   Tensor binary(const Tensor& o, ::kaudit::rt::Binary op) const { return adopt(::kaudit::rt::t_binary(need(), o.need(), (int)op)); }
   Tensor binary(c10::Scalar s, ::kaudit::rt::Binary op, bool scalar_first = false) const {
-    return adopt(::kaudit::rt::t_binary_scalar(need(), s.toDouble(), (int)op, scalar_first));
+    return adopt(::kaudit::rt::t_binary_scalar(need(), s.v, s.i, (int)s.kind, (int)op, scalar_first));
   }
   Tensor add(const Tensor& o) const { return binary(o, ::kaudit::rt::Binary::Add); }
   Tensor sub(const Tensor& o) const { return binary(o, ::kaudit::rt::Binary::Sub); }
