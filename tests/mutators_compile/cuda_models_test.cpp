@@ -17,28 +17,14 @@
 #include "mutators/mutators.h"
 #include "runtime/cpu/compile.h"
 #include "test_util.h"
+#include "tests/mutators_compile/fixture_entry.h"
 
 namespace kaudit::mutators {
 namespace {
 
 using testing::fixtures_dir;
 using testing::read_text;
-
-// The host entry the CPU build exports: the last function defined at the start of a line that is
-// not a kernel, a device function or the pybind11 module (the wrapper a binding would name).
-std::string entry_of(const std::string& source) {
-  static const std::regex definition(R"(^[A-Za-z_][\w:<>, ]*[\s*&]+(\w+)\s*\()");
-  std::string name, line;
-  std::istringstream in(source);
-  while (std::getline(in, line)) {
-    std::smatch m;
-    if (line.find("__global__") != std::string::npos || line.find("__device__") != std::string::npos ||
-        line.rfind("PYBIND11_MODULE", 0) == 0 || line.rfind("template", 0) == 0 || line.rfind("return", 0) == 0)
-      continue;
-    if (std::regex_search(line, m, definition)) name = m[1];
-  }
-  return name;
-}
+using testing::entry_of;
 
 // Which of the three models accepts a text: "P" (the Clang parse, with sites), "N" (NVRTC), "C"
 // (the CPU build), in that order; "-" for one that rejects it (or "?" where the model is missing

@@ -2,23 +2,46 @@
 // <torch/extension.h> as KernelBench solutions do, and get the part of libtorch's C++ API that host
 // wrappers use (Tensor and its methods, the factories, TORCH_CHECK, the dispatch macros, the CUDA
 // stream and error macros, the torch:: names of dtypes, the matrix products a hybrid wrapper hands
-// to cuBLAS) without the whole API, pybind11 and
+// to cuBLAS, the tensor operators and the reductions and elementwise functions wrappers compute
+// with, the same set as the CPU backend's facade: runtime/cpu/include/kaudit_cpu/torch_facade.h)
+// without the whole API, pybind11 and
 // Python.h. The entry function is registered as a torch operator instead (kaudit_gpu_entry.h). A
 // build takes about half the time of one through <torch/extension.h> (19 s against 43 s for
 // softmax_block_smem's schema, nvcc 13.0 and libtorch 1.13's headers on the 2-core machine).
 #pragma once
 #include <ATen/Dispatch.h>
+#include <ATen/TensorOperators.h>
 #include <ATen/core/Tensor.h>
 #include <ATen/cuda/CUDAContext.h>
+#include <ATen/ops/abs.h>
 #include <ATen/ops/addmm.h>
+#include <ATen/ops/amax.h>
+#include <ATen/ops/amin.h>
 #include <ATen/ops/bmm.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/empty_like.h>
+#include <ATen/ops/exp.h>
 #include <ATen/ops/full.h>
+#include <ATen/ops/full_like.h>
 #include <ATen/ops/linear.h>
+#include <ATen/ops/log.h>
 #include <ATen/ops/matmul.h>
+#include <ATen/ops/maximum.h>
+#include <ATen/ops/mean.h>
+#include <ATen/ops/minimum.h>
 #include <ATen/ops/mm.h>
+#include <ATen/ops/neg.h>
 #include <ATen/ops/ones.h>
+#include <ATen/ops/ones_like.h>
+#include <ATen/ops/pow.h>
+#include <ATen/ops/relu.h>
+#include <ATen/ops/rsqrt.h>
+#include <ATen/ops/sigmoid.h>
+#include <ATen/ops/sqrt.h>
+#include <ATen/ops/std.h>
+#include <ATen/ops/sum.h>
+#include <ATen/ops/tanh.h>
+#include <ATen/ops/var.h>
 #include <ATen/ops/zeros.h>
 #include <ATen/ops/zeros_like.h>
 #include <c10/cuda/CUDAException.h>
@@ -50,3 +73,31 @@ namespace nn::functional {
 using at::linear;
 }  // namespace nn::functional
 }  // namespace torch
+
+// A pybind11 module block in a solution's source (the entry is registered by kaudit_gpu_entry.h,
+// not by Python): compiled and ignored, as the CPU facade does. `.def("f", &f, "doc", py::arg("x"))`
+// type-checks its function pointer and nothing else.
+namespace kaudit::gpu_detail {
+struct PyModuleStub {
+  template <class... A> PyModuleStub& def(A&&...) { return *this; }
+  const char*& doc() { return doc_; }  // m.doc() = "..."
+  const char* doc_ = nullptr;
+};
+}  // namespace kaudit::gpu_detail
+namespace pybind11 {
+struct object {};
+struct none : object {};
+struct arg {
+  explicit arg(const char*) {}
+  template <class T> arg& operator=(T&&) { return *this; }
+  arg& noconvert(bool = true) { return *this; }
+  arg& none(bool = true) { return *this; }
+};
+enum class return_value_policy { automatic, copy, move, reference, take_ownership };
+template <class... T> struct call_guard {};
+struct gil_scoped_release {};
+}  // namespace pybind11
+namespace py = pybind11;
+#define TORCH_EXTENSION_NAME kaudit_extension
+#define PYBIND11_MODULE(name, m) \
+  [[maybe_unused]] static void kaudit_pybind_##name(::kaudit::gpu_detail::PyModuleStub& m)
