@@ -26,6 +26,11 @@
 
 extern "C" void* __tls_get_addr(void*);
 
+__thread kaudit::rt::uint3_ threadIdx __attribute__((tls_model("initial-exec")));
+__thread kaudit::rt::uint3_ blockIdx __attribute__((tls_model("initial-exec")));
+__thread kaudit::rt::uint3_ blockDim __attribute__((tls_model("initial-exec")));
+__thread kaudit::rt::uint3_ gridDim __attribute__((tls_model("initial-exec")));
+
 namespace kaudit::rt {
 
 __thread ThreadCtx* tls_ctx __attribute__((tls_model("initial-exec"))) = nullptr;
@@ -243,7 +248,7 @@ class BlockScheduler {
   void switch_from(FiberThread& from) {
     FiberThread* next = aborting_ ? nullptr : next_in_pass();
     if (next) {
-      tls_ctx = &next->ctx;
+      enter_thread(&next->ctx);
       switch_context(from.fiber, next->fiber);
     } else {
       switch_context(from.fiber, sched_);
@@ -298,7 +303,7 @@ void BlockScheduler::reset_fibers() {
   aborting_ = true;
   for (auto& t : threads_) {
     if (!t->finished) {
-      tls_ctx = &t->ctx;
+      enter_thread(&t->ctx);
       switch_context(sched_, t->fiber);
     }
   }
@@ -462,7 +467,7 @@ bool BlockScheduler::run_pass(std::size_t first, std::size_t count, bool reverse
   pass_next_ = 0;
   FiberThread* t = next_in_pass();
   if (!t) return false;
-  tls_ctx = &t->ctx;
+  enter_thread(&t->ctx);
   switch_context(sched_, t->fiber);  // returns when the pass's last lane hands back
   return true;
 }
@@ -731,7 +736,7 @@ int launch(const LaunchSpec& spec, RunBlockFn run_block, RunThreadFn run_thread,
       } else {
         r.scheduler.run(spec, run_thread, launch_data, proto, reversed, stack_bytes, oracle);
       }
-      tls_ctx = saved;
+      enter_thread(saved);
     }
   };
   if (s.options.serial_blocks || nblocks == 1) {

@@ -10,8 +10,7 @@ namespace kaudit::rt {
 
 struct uint3_ { unsigned int x, y, z; };
 
-// Per-CUDA-thread context. `threadIdx` etc. in kernel code read it through `tls_ctx`.
-// (Field names differ from the CUDA built-ins, which are macros in kernel code.)
+// Per-CUDA-thread context. Kernel code reads its indices as `threadIdx` etc. (the copies below).
 struct ThreadCtx {
   uint3_ thread_idx;
   uint3_ block_idx;
@@ -25,6 +24,28 @@ struct ThreadCtx {
 // `thread_local`: no TLS wrapper call per access. initial-exec: the runtime
 // library is loaded at program start, so this is one %fs-relative load in kernel code.
 extern __thread ThreadCtx* tls_ctx __attribute__((tls_model("initial-exec")));
+}  // namespace kaudit::rt
+
+// CUDA's built-in index variables, as kernel code names them: copies of the running thread's
+// ThreadCtx fields, set with tls_ctx (kaudit::rt::enter_thread) and by the plain-mode thread loop.
+// Variables, not macros, so a host function's local `dim3 blockDim(256)` shadows them as it does
+// under nvcc (3 of the 122 solutions of docs/IMPORT-STUDY.md declare one). Unlike CUDA's they are
+// assignable; nvcc rejects such a kernel, and so does the mutate stage's NVRTC compile.
+extern __thread kaudit::rt::uint3_ threadIdx __attribute__((tls_model("initial-exec")));
+extern __thread kaudit::rt::uint3_ blockIdx __attribute__((tls_model("initial-exec")));
+extern __thread kaudit::rt::uint3_ blockDim __attribute__((tls_model("initial-exec")));
+extern __thread kaudit::rt::uint3_ gridDim __attribute__((tls_model("initial-exec")));
+
+namespace kaudit::rt {
+// Makes `ctx` the running CUDA thread's context on this OS thread.
+inline void enter_thread(ThreadCtx* ctx) {
+  tls_ctx = ctx;
+  if (!ctx) return;
+  ::threadIdx = ctx->thread_idx;
+  ::blockIdx = ctx->block_idx;
+  ::blockDim = ctx->block_dim;
+  ::gridDim = ctx->grid_dim;
+}
 
 struct LaunchSpec {
   unsigned int grid[3];

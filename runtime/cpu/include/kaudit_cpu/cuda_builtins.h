@@ -59,7 +59,7 @@ KAUDIT_VEC2(unsigned char, uchar2, 2) KAUDIT_VEC4(unsigned char, uchar4, 4)
 #undef KAUDIT_VEC2
 #undef KAUDIT_VEC3
 #undef KAUDIT_VEC4
-struct uint3 { unsigned int x, y, z; };
+using uint3 = ::kaudit::rt::uint3_;  // the type of threadIdx and the others (abi.h)
 struct dim3 {
   unsigned int x, y, z;
   constexpr dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1) : x(vx), y(vy), z(vz) {}
@@ -78,14 +78,8 @@ inline uint4 make_uint4(unsigned x, unsigned y, unsigned z, unsigned w) { return
 inline uint3 make_uint3(unsigned x, unsigned y, unsigned z) { return {x, y, z}; }
 
 // ---- built-in variables -----------------------------------------------------------------------
-namespace kaudit::detail {
-// Views the runtime's plain uint3_ as CUDA's uint3 / dim3 without copying.
-inline const uint3& as_uint3(const ::kaudit::rt::uint3_& v) { return reinterpret_cast<const uint3&>(v); }
-}  // namespace kaudit::detail
-#define threadIdx (::kaudit::detail::as_uint3(::kaudit::rt::tls_ctx->thread_idx))
-#define blockIdx (::kaudit::detail::as_uint3(::kaudit::rt::tls_ctx->block_idx))
-#define blockDim (::kaudit::detail::as_uint3(::kaudit::rt::tls_ctx->block_dim))
-#define gridDim (::kaudit::detail::as_uint3(::kaudit::rt::tls_ctx->grid_dim))
+// threadIdx, blockIdx, blockDim and gridDim are the runtime's variables (kaudit_cpu/abi.h), of
+// type uint3 (the runtime's uint3_ is CUDA's uint3 here).
 constexpr int warpSize = 32;
 
 // ---- math ---------------------------------------------------------------------------------------

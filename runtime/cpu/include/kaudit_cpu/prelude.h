@@ -198,19 +198,19 @@ int launch_kernel(const char* name, Call call, const LaunchConfig& cfg, A&&... a
   rt::RunBlockFn run_block = [](void* p, rt::ThreadCtx* ctx, bool reversed) {
     Launch& l = *static_cast<Launch*>(p);
     const unsigned bx = ctx->block_dim.x, by = ctx->block_dim.y, bz = ctx->block_dim.z;
-    rt::tls_ctx = ctx;
+    rt::enter_thread(ctx);
     if (!reversed) {
       for (unsigned z = 0; z < bz; ++z)
         for (unsigned y = 0; y < by; ++y)
           for (unsigned x = 0; x < bx; ++x) {
-            ctx->thread_idx = {x, y, z};
+            ::threadIdx = ctx->thread_idx = {x, y, z};
             std::apply(*l.call, l.args);
           }
     } else {
       for (unsigned z = bz; z-- > 0;)
         for (unsigned y = by; y-- > 0;)
           for (unsigned x = bx; x-- > 0;) {
-            ctx->thread_idx = {x, y, z};
+            ::threadIdx = ctx->thread_idx = {x, y, z};
             std::apply(*l.call, l.args);
           }
     }
