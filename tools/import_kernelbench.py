@@ -542,6 +542,12 @@ class Problem:
 
 # ---- the solution file -----------------------------------------------------------------------------
 NOOP_METHODS = {"contiguous", "cuda", "detach"}
+# Torch compute a forward may do around its extension calls, by ATen in the generated C++ entry: the
+# operators and functions kaudit's torch facades forward to ATen (not library compute: docs/ORACLES.md).
+TORCH_BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/"}
+TORCH_REDUCTIONS = {"sum", "mean", "amax", "amin"}
+TORCH_FUNCTIONS = TORCH_REDUCTIONS | {"pow", "sqrt", "rsqrt", "exp", "log", "abs", "tanh", "sigmoid", "relu",
+                                      "neg", "maximum", "minimum"}
 
 
 class Solution:
@@ -825,16 +831,75 @@ class Solution:
                 shape = t[2]["shape"]
                 entry = shape[idx]
                 return ("dim", entry) if isinstance(entry, str) else ("literal", entry)
+            expr = torch_expr(node)
+            if expr is not None:
+                return expr
             raise self.err(node, "argument", f"cannot pass `{src_of(self.text, node)}` to the kernel",
-                           "pass inputs, parameters (self.<module>.weight), constants or x.size(i)")
+                           "pass inputs, parameters (self.<module>.weight), constants, x.size(i) or torch "
+                           "arithmetic and reductions of them")
+
+        def torch_expr(node):
+            """Torch arithmetic and reductions on tensors around the extension calls (a loss's final
+            `.mean()`, `torch.log(p)` as an argument): ("torch", form, ...) values the generated C++
+            entry computes with the same ATen operators (the CPU facade's and the GPU builds'
+            <torch/extension.h> have them all); None for anything else."""
+            def tensorish(v):
+                return v[0] in ("input", "param", "tensor", "view", "torch")
+            if isinstance(node, ast.BinOp) and type(node.op) in TORCH_BINOPS:
+                left, right = value(node.left), value(node.right)
+                if tensorish(left) or tensorish(right):
+                    return ("torch", "binop", TORCH_BINOPS[type(node.op)], left, right)
+                return None
+            if not isinstance(node, ast.Call):
+                return None
+            name = dotted(node.func)
+            if name is not None and name.startswith("torch.") and name[len("torch."):] in TORCH_FUNCTIONS:
+                fn, operands = name[len("torch."):], node.args
+                base = None
+            elif (isinstance(node.func, ast.Attribute) and node.func.attr in TORCH_FUNCTIONS
+                  and not (name or "").startswith(("torch.", "F.", "nn."))):  # x.mean(), not torch.nn's
+                fn, operands = node.func.attr, node.args
+                base = value(node.func.value)
+                if not tensorish(base):
+                    return None
+            else:
+                return None
+            args = [value(a) for a in operands] if fn not in TORCH_REDUCTIONS else []
+            if fn in TORCH_REDUCTIONS:  # (input, dim=None, keepdim=False): dims as an IntArrayRef
+                rest = list(operands)
+                if base is None:
+                    if not rest:
+                        return None
+                    args.append(value(rest.pop(0)))
+                kw = {k.arg: k.value for k in node.keywords}
+                if set(kw) - {"dim", "keepdim"} or len(rest) > 2:
+                    raise self.err(node, fn, f"cannot import `{src_of(self.text, node)[:60]}`",
+                                   "reductions take dim and keepdim only")
+                dim = rest[0] if rest else kw.get("dim")
+                keep = rest[1] if len(rest) > 1 else kw.get("keepdim")
+                if dim is not None:
+                    d = self.consts.eval(dim)
+                    dims = list(d) if isinstance(d, (tuple, list)) else [d]
+                    if not all(isinstance(x, int) and not isinstance(x, bool) for x in dims):
+                        raise self.err(node, fn, f"`{src_of(self.text, dim)}` is not a constant dimension")
+                    args.append(("dims", dims))
+                    if keep is not None:
+                        args.append(("literal", bool(self.consts.eval(keep))))
+                elif keep is not None:
+                    raise self.err(node, fn, "keepdim without dim is not supported")
+            elif node.keywords:
+                raise self.err(node, fn, f"keyword arguments to `{fn}` are not supported")
+            if base is None and not any(tensorish(a) for a in args):
+                return None
+            return ("torch", "method" if base is not None else "function", fn, base, args)
 
         def record_call(target, call, index=None):
             ec = ext_call(call)
             if ec is None:
                 raise self.err(call, dotted(call.func) or "call",
                                f"`{src_of(self.text, call)[:60]}` is not a call of a load_inline extension",
-                               "ModelNew.forward may only call the extension's functions (torch ops around them "
-                               "are not imported)")
+                               "ModelNew.forward may only call the extension's functions (and torch arithmetic "
+                               "and reductions around them)")
             if call.keywords:
                 raise self.err(call, "keyword", "keyword arguments to an extension function are not supported")
             args = [value(a) for a in call.args]
@@ -948,6 +1013,8 @@ class Solution:
                     record_call(None, call, index)
                 elif isinstance(v, ast.Name) and v.id in env and env[v.id][0] == "tensor":
                     calls.append((None, None, v.id, [], None))
+                elif (isinstance(v, ast.Name) and env.get(v.id, ("",))[0] == "torch") or torch_expr(v) is not None:
+                    calls.append((None, None, env[v.id] if isinstance(v, ast.Name) else torch_expr(v), [], None))
                 else:
                     raise self.err(stmt, "return", f"cannot import `return {src_of(self.text, stmt.value)[:60]}`",
                                    "forward must return the result of an extension call")
@@ -958,6 +1025,9 @@ class Solution:
                            "forward may assign extension-call results and return one")
         if not returned:
             raise self.err(fwd, "return", "ModelNew.forward has no return statement")
+        if not used_exts:  # torch alone: no kernel of the solution's would run
+            raise self.err(fwd, "ModelNew.forward", "ModelNew.forward calls no function of a load_inline extension",
+                           "the kernel under audit must be called from forward")
         return self._binding(used_exts, calls)
 
     def _param(self, node, name):
@@ -1001,6 +1071,15 @@ class Solution:
         def cxx(a):
             if a[0] == "tensor":
                 return a[1]
+            if a[0] == "torch":
+                if a[1] == "binop":
+                    return f"({cxx(a[3])} {a[2]} {cxx(a[4])})"
+                args = ", ".join(cxx(x) for x in a[4])
+                return f"{cxx(a[3])}.{a[2]}({args})" if a[1] == "method" else f"torch::{a[2]}({args})"
+            if a[0] == "dims":
+                return "{" + ", ".join(str(d) for d in a[1]) + "}"
+            if a[0] == "literal" and isinstance(a[1], bool):
+                return "true" if a[1] else "false"
             if a[0] == "view":
                 return cxx(a[1]) + "." + a[2]
             if a[0] == "literal":
@@ -1016,7 +1095,7 @@ class Solution:
         body = []
         for target, ext, fn, args, index in calls:
             if ext is None:
-                body.append(f"  return {fn};")
+                body.append(f"  return {cxx(fn) if isinstance(fn, tuple) else fn};")
                 continue
             call = f"{prefix[ext]}{fn}(" + ", ".join(cxx(a) for a in args) + ")"
             if index is not None:

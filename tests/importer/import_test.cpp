@@ -52,12 +52,12 @@ TEST(ImportKernelBench, FixtureFolderImportsVerifiesAndMutates) {
   const json folder = run_import({(kFixtures / "solutions").string(), "--problem", (kFixtures / "problems").string(),
                                   "--into", corpus.string()}, 1);
   auto o = by_solution(folder);
-  ASSERT_EQ(o.size(), 15u) << folder.dump(1);
+  ASSERT_EQ(o.size(), 16u) << folder.dump(1);
   for (const char* ok : {"19_ReLU_basic.py", "19_ReLU_fstring.py", "19_ReLU_two_extensions.py", "23_Softmax_dispatch.py",
                          "36_RMSNorm_eps.py", "90_ElementwiseAdd_two_functions.py", "95_CrossEntropyLoss.py",
                          "16_Matmul_with_transposed_A_view.py", "13_Matmul_for_symmetric_matrices_tiled.py",
                          "15_Matmul_for_lower_triangular_matrices.py", "93_Masked_cumsum_rowscan.py",
-                         "13_Matmul_for_symmetric_matrices_dispatch.py"})
+                         "13_Matmul_for_symmetric_matrices_dispatch.py", "96_HuberLoss_mean.py"})
     EXPECT_EQ(o[ok]["status"], "imported") << o[ok].dump(1);
   EXPECT_EQ(o["19_ReLU_basic.py"]["task"], "relu");
   EXPECT_EQ(o["95_CrossEntropyLoss.py"]["task"], "crossentropyloss");
@@ -74,11 +74,11 @@ TEST(ImportKernelBench, FixtureFolderImportsVerifiesAndMutates) {
   EXPECT_EQ(o["19_ReLU_torch_op.py"]["status"], "unsupported");
   const std::string why = o["19_ReLU_torch_op.py"]["reason"];
   EXPECT_NE(why.find("19_ReLU_torch_op.py:30:"), std::string::npos) << why;
-  EXPECT_NE(why.find("torch.relu"), std::string::npos) << why;
+  EXPECT_NE(why.find("torch.nn.functional.relu"), std::string::npos) << why;
   EXPECT_FALSE(fs::exists(corpus / "kernels" / "relu" / "19_relu_torch_op.cu"));
   EXPECT_EQ(o["76_Linear_ReLU_module.py"]["status"], "unsupported");
   EXPECT_NE(o["76_Linear_ReLU_module.py"]["reason"].get<std::string>().find("no problem file"), std::string::npos);
-  EXPECT_EQ(folder["counts"]["imported"], 12);
+  EXPECT_EQ(folder["counts"]["imported"], 13);
   EXPECT_EQ(folder["counts"]["unverified"], 1);
   EXPECT_EQ(folder["counts"]["unsupported"], 2);
 
@@ -102,7 +102,7 @@ TEST(ImportKernelBench, FixtureFolderImportsVerifiesAndMutates) {
   // The corpus loads without a diagnostic; the unverified kernel is kept apart.
   const auto loaded = kaudit::corpus::load_corpus(corpus);
   for (const auto& d : loaded.diagnostics) ADD_FAILURE() << d.to_string();
-  ASSERT_EQ(loaded.corpus.kernels.size(), 13u);
+  ASSERT_EQ(loaded.corpus.kernels.size(), 14u);
   ASSERT_EQ(loaded.unverified.size(), 1u);
   EXPECT_EQ(loaded.unverified[0].id(), "relu/19_relu_tail_dropped");
   const auto* rms = loaded.corpus.find_kernel("rmsnorm/36_rmsnorm_eps");
@@ -118,6 +118,12 @@ TEST(ImportKernelBench, FixtureFolderImportsVerifiesAndMutates) {
   ASSERT_NE(mt, nullptr);
   EXPECT_EQ(mt->entry, "kaudit_forward");
   EXPECT_NE(mt->source.find("kaudit_a0.transpose(0, 1).contiguous(), kaudit_a1, 1.0)[0]"), std::string::npos);
+  // Torch arithmetic and reductions around the extension call: computed by the generated entry.
+  const auto* hub = loaded.corpus.find_kernel("huberloss/96_huberloss_mean");
+  ASSERT_NE(hub, nullptr);
+  EXPECT_NE(hub->source.find("auto loss = huber_cuda(kaudit_a0, ((kaudit_a1 * 1.0) + 0.0));"), std::string::npos)
+      << hub->source;
+  EXPECT_NE(hub->source.find("return ((torch::mean(loss, {0, 1}) / 2) + (loss.mean() / 2));"), std::string::npos);
   const auto* ce = loaded.corpus.find_task("crossentropyloss");
   ASSERT_NE(ce, nullptr);
   EXPECT_EQ(ce->inputs[1].domain, kaudit::corpus::Domain::Index);

@@ -631,6 +631,26 @@ std::vector<torch::Tensor> run(torch::Tensor x) {
   EXPECT_LT(rel, 1e-4f);   // but it stays an approximation of exp
 }
 
+// abs() in device code is CUDA's overload set: a float stays a float (not C's int abs).
+TEST(Emulator, AbsOfAFloatIsAFloat) {
+  const char* src = R"(
+#include <torch/extension.h>
+__global__ void k(const float* x, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) { double d = x[i]; y[i] = abs(x[i]) + float(abs(d)) + float(abs(-3ll)); }
+}
+torch::Tensor run(torch::Tensor x) {
+  auto y = torch::empty_like(x);
+  k<<<1, 64>>>(x.data_ptr<float>(), y.data_ptr<float>(), x.numel());
+  return y;
+}
+)";
+  const at::Tensor x = at::linspace(-2.5, 2.5, 51);
+  auto r = build_and_run(src, "run", {x});
+  ASSERT_EQ(r.result.status, Status::Ok) << r.build_error << r.result.message;
+  EXPECT_TRUE(at::allclose(r.result.outputs[0], 2 * x.abs() + 3)) << r.result.outputs[0];
+}
+
 // ---- library compute ----------------------------------------------------------------------------
 // A hybrid wrapper's GEMM goes to the library (torch::addmm, torch::linear, matmul...): on the CPU
 // backend ATen computes it, and each call is counted for the gate "no library compute", next to

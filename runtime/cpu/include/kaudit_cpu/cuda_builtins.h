@@ -17,6 +17,9 @@ using std::isfinite;
 using std::isinf;
 using std::isnan;
 using std::signbit;
+// CUDA declares abs for float and double at global scope (fabsf, fabs); C's ::abs takes an int, so
+// without these `abs(diff)` on a float would truncate (a public HuberLoss solution computes so).
+using std::abs;
 
 // ---- qualifiers -------------------------------------------------------------------------------
 #define __global__
