@@ -1076,8 +1076,8 @@ class Solution:
                     return f"({cxx(a[3])} {a[2]} {cxx(a[4])})"
                 args = ", ".join(cxx(x) for x in a[4])
                 return f"{cxx(a[3])}.{a[2]}({args})" if a[1] == "method" else f"torch::{a[2]}({args})"
-            if a[0] == "dims":
-                return "{" + ", ".join(str(d) for d in a[1]) + "}"
+            if a[0] == "dims":  # spelled out: a bare {0, 1} is ambiguous with a DimnameList in ATen
+                return "torch::IntArrayRef{" + ", ".join(str(d) for d in a[1]) + "}"
             if a[0] == "literal" and isinstance(a[1], bool):
                 return "true" if a[1] else "false"
             if a[0] == "view":

@@ -123,7 +123,7 @@ TEST(ImportKernelBench, FixtureFolderImportsVerifiesAndMutates) {
   ASSERT_NE(hub, nullptr);
   EXPECT_NE(hub->source.find("auto loss = huber_cuda(kaudit_a0, ((kaudit_a1 * 1.0) + 0.0));"), std::string::npos)
       << hub->source;
-  EXPECT_NE(hub->source.find("return ((torch::mean(loss, {0, 1}) / 2) + (loss.mean() / 2));"), std::string::npos);
+  EXPECT_NE(hub->source.find("return ((torch::mean(loss, torch::IntArrayRef{0, 1}) / 2) + (loss.mean() / 2));"), std::string::npos);
   const auto* ce = loaded.corpus.find_task("crossentropyloss");
   ASSERT_NE(ce, nullptr);
   EXPECT_EQ(ce->inputs[1].domain, kaudit::corpus::Domain::Index);
