@@ -838,6 +838,17 @@ class Solution:
                            "pass inputs, parameters (self.<module>.weight), constants, x.size(i) or torch "
                            "arithmetic and reductions of them")
 
+        def from_extension(v):
+            """Whether a binding value is computed from some extension call's result."""
+            if v[0] == "tensor":
+                return v[2]
+            if v[0] == "view":
+                return from_extension(v[1])
+            if v[0] == "torch":
+                operands = [v[3], v[4]] if v[1] == "binop" else ([v[3]] if v[3] is not None else []) + list(v[4])
+                return any(from_extension(o) for o in operands)
+            return False
+
         def torch_expr(node):
             """Torch arithmetic and reductions on tensors around the extension calls (a loss's final
             `.mean()`, `torch.log(p)` as an argument): ("torch", form, ...) values the generated C++
@@ -878,13 +889,20 @@ class Solution:
                 dim = rest[0] if rest else kw.get("dim")
                 keep = rest[1] if len(rest) > 1 else kw.get("keepdim")
                 if dim is not None:
-                    d = self.consts.eval(dim)
+                    try:
+                        d = self.consts.eval(dim)
+                    except (KeyError, ValueError, TypeError):
+                        raise self.err(node, fn, f"`{src_of(self.text, dim)}` is not a constant dimension",
+                                       "reduce over literal or module-constant dims")
                     dims = list(d) if isinstance(d, (tuple, list)) else [d]
                     if not all(isinstance(x, int) and not isinstance(x, bool) for x in dims):
                         raise self.err(node, fn, f"`{src_of(self.text, dim)}` is not a constant dimension")
                     args.append(("dims", dims))
                     if keep is not None:
-                        args.append(("literal", bool(self.consts.eval(keep))))
+                        try:
+                            args.append(("literal", bool(self.consts.eval(keep))))
+                        except (KeyError, ValueError, TypeError):
+                            raise self.err(node, fn, f"`{src_of(self.text, keep)}` is not a constant keepdim")
                 elif keep is not None:
                     raise self.err(node, fn, "keepdim without dim is not supported")
             elif node.keywords:
@@ -907,7 +925,7 @@ class Solution:
                 used_exts.append(ec[0])
             calls.append((target, ec[0], ec[1], args, index))
             if target is not None:
-                env[target] = ("tensor", target, None)
+                env[target] = ("tensor", target, True)  # (kind, C++ name, made from an extension's result)
 
         def peel(v):
             """An extension call behind no-op methods, and the constant index of `call(...)[k]`."""
@@ -987,7 +1005,11 @@ class Solution:
                 if call is not None:
                     record_call(target, call, index)
                 else:
-                    env[target] = value(stmt.value)
+                    v = value(stmt.value)
+                    if v[0] == "torch":  # computed where forward computes it, once
+                        calls.append((target, None, v, [], None))
+                        v = ("tensor", target, from_extension(v))
+                    env[target] = v
                 continue
             if (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Tuple)
                     and all(isinstance(e, ast.Name) for e in stmt.targets[0].elts)):
@@ -1012,9 +1034,16 @@ class Solution:
                 if call is not None:
                     record_call(None, call, index)
                 elif isinstance(v, ast.Name) and v.id in env and env[v.id][0] == "tensor":
+                    if not env[v.id][2]:
+                        raise self.err(stmt, "return", f"`{v.id}` is not made from an extension call's result",
+                                       "the kernel under audit must compute what forward returns")
                     calls.append((None, None, v.id, [], None))
-                elif (isinstance(v, ast.Name) and env.get(v.id, ("",))[0] == "torch") or torch_expr(v) is not None:
-                    calls.append((None, None, env[v.id] if isinstance(v, ast.Name) else torch_expr(v), [], None))
+                elif torch_expr(v) is not None:
+                    expr = torch_expr(v)
+                    if not from_extension(expr):
+                        raise self.err(stmt, "return", f"`return {src_of(self.text, v)[:60]}` uses no extension "
+                                       "call's result", "the kernel under audit must compute what forward returns")
+                    calls.append((None, None, expr, [], None))
                 else:
                     raise self.err(stmt, "return", f"cannot import `return {src_of(self.text, stmt.value)[:60]}`",
                                    "forward must return the result of an extension call")
@@ -1094,8 +1123,9 @@ class Solution:
 
         body = []
         for target, ext, fn, args, index in calls:
-            if ext is None:
-                body.append(f"  return {cxx(fn) if isinstance(fn, tuple) else fn};")
+            if ext is None:  # a torch expression (or a returned name) of forward's own
+                rhs = cxx(fn) if isinstance(fn, tuple) else fn
+                body.append(f"  auto {target} = {rhs};" if target else f"  return {rhs};")
                 continue
             call = f"{prefix[ext]}{fn}(" + ", ".join(cxx(a) for a in args) + ")"
             if index is not None:

@@ -40,7 +40,10 @@ namespace kaudit::rt {
 // Makes `ctx` the running CUDA thread's context on this OS thread.
 inline void enter_thread(ThreadCtx* ctx) {
   tls_ctx = ctx;
-  if (!ctx) return;
+  if (!ctx) {  // no CUDA thread runs here: host code reading the indices gets no plausible value
+    ::threadIdx = ::blockIdx = ::blockDim = ::gridDim = uint3_{~0u, ~0u, ~0u};
+    return;
+  }
   ::threadIdx = ctx->thread_idx;
   ::blockIdx = ctx->block_idx;
   ::blockDim = ctx->block_dim;

@@ -199,6 +199,8 @@ int launch_kernel(const char* name, Call call, const LaunchConfig& cfg, A&&... a
     Launch& l = *static_cast<Launch*>(p);
     const unsigned bx = ctx->block_dim.x, by = ctx->block_dim.y, bz = ctx->block_dim.z;
     rt::enter_thread(ctx);
+    // Each thread's index goes to the variable kernel code reads and to its context, which the
+    // runtime restores from when a nested launch returns (enter_thread).
     if (!reversed) {
       for (unsigned z = 0; z < bz; ++z)
         for (unsigned y = 0; y < by; ++y)

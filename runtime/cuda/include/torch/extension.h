@@ -6,8 +6,9 @@
 // with, the same set as the CPU backend's facade: runtime/cpu/include/kaudit_cpu/torch_facade.h)
 // without the whole API, pybind11 and
 // Python.h. The entry function is registered as a torch operator instead (kaudit_gpu_entry.h). A
-// build takes about half the time of one through <torch/extension.h> (19 s against 43 s for
-// softmax_block_smem's schema, nvcc 13.0 and libtorch 1.13's headers on the 2-core machine).
+// build took about half the time of one through <torch/extension.h> (19 s against 43 s for
+// softmax_block_smem's schema, nvcc 13.0 and libtorch 1.13's headers on the 2-core machine; measured
+// before the operators and the reductions were added).
 #pragma once
 #include <ATen/Dispatch.h>
 #include <ATen/TensorOperators.h>
@@ -75,7 +76,8 @@ using at::linear;
 }  // namespace torch
 
 // A pybind11 module block in a solution's source (the entry is registered by kaudit_gpu_entry.h,
-// not by Python): compiled and ignored, as the CPU facade does. `.def("f", &f, "doc", py::arg("x"))`
+// not by Python): compiled and ignored, as by the CPU facade (whose stub has only def and py::arg)
+// and NVRTC's prelude. `.def("f", &f, "doc", py::arg("x"))`
 // type-checks its function pointer and nothing else.
 namespace kaudit::gpu_detail {
 struct PyModuleStub {
