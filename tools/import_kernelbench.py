@@ -1038,8 +1038,7 @@ class Solution:
                         raise self.err(stmt, "return", f"`{v.id}` is not made from an extension call's result",
                                        "the kernel under audit must compute what forward returns")
                     calls.append((None, None, v.id, [], None))
-                elif torch_expr(v) is not None:
-                    expr = torch_expr(v)
+                elif (expr := torch_expr(v)) is not None:
                     if not from_extension(expr):
                         raise self.err(stmt, "return", f"`return {src_of(self.text, v)[:60]}` uses no extension "
                                        "call's result", "the kernel under audit must compute what forward returns")
