@@ -109,6 +109,10 @@ BundleSummary write_gpu_bundle(const corpus::Corpus& corpus, const std::vector<o
     if (kernel_of.count(kid)) task_names.insert(kernel_of.at(kid)->task);
   for (const auto& task : corpus.tasks) {
     if (!task_names.count(task.name)) continue;
+    if (!task.constants.empty())
+      throw std::runtime_error("task " + task.name + " passes numbers among Model.forward's arguments (\"" +
+                               task.constants.front().name +
+                               "\"); calibrate.py's replica takes tensors only: leave its kernels out of the bundle");
     json t = {{"problem", "problems/" + task.name + ".py"}, {"inputs", json::array()}, {"checks", json::object()}};
     for (const auto& in : task.inputs) t["inputs"].push_back(in.name);
     write_text(options.out / "problems" / (task.name + ".py"), read_file(task.problem_py).value_or(""));

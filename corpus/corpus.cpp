@@ -6,6 +6,7 @@
 #include "corpus.h"
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -327,6 +328,28 @@ void parse_inputs(Ctx& ctx, const json& j, Task& t, const std::set<std::string>&
       ctx.error(p, what + " must be an object, not " + json_type(e), {}, false);
       continue;
     }
+    if (e.contains("value")) {  // a number Model.forward takes, the same on every call
+      ctx.check_fields(e, p, {"name", "value"}, what);
+      ForwardConstant c;
+      c.position = i;
+      if (auto name = ctx.string_member(e, p, "name", true, what)) {
+        if (!is_identifier(*name))
+          ctx.error(JsonLocator::child(p, "name"), what + ": name is not an identifier");
+        else if (!seen.insert(*name).second)
+          ctx.error(JsonLocator::child(p, "name"), "duplicate input name '" + *name + "'");
+        c.name = *name;
+      }
+      const json& v = e["value"];
+      if (!v.is_number() || (v.is_number_float() && !std::isfinite(v.get<double>())))
+        ctx.error(JsonLocator::child(p, "value"), what + ": \"value\" must be a finite number, not " + json_type(v),
+                  "a constant forward argument is a number, as get_inputs() passes it");
+      else {
+        c.integer = v.is_number_integer();
+        c.value = v.get<double>();
+      }
+      t.constants.push_back(std::move(c));
+      continue;
+    }
     ctx.check_fields(e, p, {"name", "dtype", "shape", "domain"}, what);
     InputSpec in;
     auto name = ctx.string_member(e, p, "name", true, what);
@@ -418,6 +441,9 @@ void parse_inputs(Ctx& ctx, const json& j, Task& t, const std::set<std::string>&
                 "a mask's elements are true with probability 1/2");
     t.inputs.push_back(std::move(in));
   }
+  if (t.inputs.empty() && !t.constants.empty())
+    ctx.error(ptr, "\"inputs\" holds only constants; Model.forward needs at least one tensor",
+              "list the tensor arguments of Model.forward with {name, dtype, shape, domain}");
 }
 
 void parse_init_inputs(Ctx& ctx, const json& j, Task& t, const std::set<std::string>& bad_dims) {
@@ -478,6 +504,12 @@ std::string Diagnostic::to_string() const {
 const InputSpec* Task::find_input(const std::string& n) const {
   for (const auto& in : inputs)
     if (in.name == n) return &in;
+  return nullptr;
+}
+
+const ForwardConstant* Task::find_constant(const std::string& n) const {
+  for (const auto& c : constants)
+    if (c.name == n) return &c;
   return nullptr;
 }
 
@@ -736,6 +768,10 @@ std::optional<Kernel> load_kernel(const fs::path& json_path, const Task& task,
                             "' declares dims: " + join(keys_of(task.dims)),
                         false);
             k.args.emplace_back(DimRef{dn});
+          } else if (const ForwardConstant* c = task.find_constant(s)) {
+            // The number the harness passes on every call: the kernel gets that literal.
+            if (c->integer) k.args.emplace_back(static_cast<int64_t>(c->value));
+            else k.args.emplace_back(c->value);
           } else {
             if (!task.find_input(s))
               ctx.error(p, "unknown input '" + s + "' in argument #" + std::to_string(i),
@@ -900,6 +936,16 @@ std::vector<int64_t> shape_of(const InputSpec& input, const Assignment& assignme
     out.push_back(it->second);
   }
   return out;
+}
+
+std::size_t forward_position(const Task& task, std::size_t index) {
+  std::size_t position = 0;
+  for (std::size_t tensors = 0;; ++position) {
+    const bool constant = std::any_of(task.constants.begin(), task.constants.end(),
+                                      [&](const ForwardConstant& c) { return c.position == position; });
+    if (constant) continue;
+    if (tensors++ == index) return position;
+  }
 }
 
 std::vector<double> init_values(const Task& task, const Assignment& assignment) {

@@ -63,6 +63,17 @@ struct InputSpec {
   std::string index_dim;  // only for Domain::Index: the dim giving the exclusive upper bound
 };
 
+// A positional argument of Model.forward that is not a tensor but the same number on every call
+// (KernelBench's 5_Matrix_scalar_multiplication: `s = 3.14` in get_inputs()). The harness never
+// varies it, so neither does kaudit: the reference is called with it and a kernel argument naming
+// it is that literal. task.json lists it among "inputs" as {"name": "s", "value": 3.14}.
+struct ForwardConstant {
+  std::string name;
+  std::size_t position = 0;  // index among all of Model.forward's positional arguments
+  double value = 0;
+  bool integer = false;  // written as an integer in task.json: passed to Python as an int
+};
+
 // An argument of Model.__init__: a dim name (value taken from the shape being run), or a number
 // literal. Integer and real literals are kept apart because Python cares (nn.Linear(1024, ...)
 // needs an int, eps=1e-5 a float).
@@ -79,7 +90,8 @@ struct Task {
   std::filesystem::path dir;         // <root>/tasks/<name>
   std::filesystem::path problem_py;  // <dir>/problem.py
   std::filesystem::path task_json;   // <dir>/task.json
-  std::vector<InputSpec> inputs;     // in Model.forward order
+  std::vector<InputSpec> inputs;     // the tensor arguments, in Model.forward order
+  std::vector<ForwardConstant> constants;  // the number arguments, by position (usually none)
   std::vector<InitArg> init_inputs;  // in Model.__init__ order
   std::map<std::string, Dim> dims;
   std::map<std::string, Assignment> presets;  // always holds "small"
@@ -91,6 +103,7 @@ struct Task {
   std::string category;
 
   const InputSpec* find_input(const std::string& name) const;
+  const ForwardConstant* find_constant(const std::string& name) const;
 };
 
 // The task categories task.json's "category" may name: KernelBench level 1's kinds of problem and
@@ -205,6 +218,10 @@ Assignment resolve(const Task& task, const Assignment& assignment);
 
 // The concrete shape of an input. Throws std::invalid_argument if a dim is not assigned.
 std::vector<int64_t> shape_of(const InputSpec& input, const Assignment& assignment);
+
+// Where tensor input `index` (of task.inputs) stands among Model.forward's positional arguments,
+// counting the constants before it.
+std::size_t forward_position(const Task& task, std::size_t index);
 
 // The Model.__init__ arguments for an assignment (dims replaced by their values).
 std::vector<double> init_values(const Task& task, const Assignment& assignment);

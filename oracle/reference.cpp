@@ -44,6 +44,7 @@ struct Reference::Impl {
   std::string key;
   fs::path pt;
   fs::path problem;
+  std::vector<corpus::ForwardConstant> constants;  // inserted among the tensors at their positions
   torch::jit::Module m32;  // as exported (float32 parameters)
   std::vector<std::string> names;
   std::map<std::string, at::Tensor> params;  // float32, as exported
@@ -143,12 +144,18 @@ std::vector<at::Tensor> Reference::forward(const std::vector<at::Tensor>& inputs
   const char* precision_name = precision == at::kDouble ? "float64" : "float32";
   const auto run = [&](torch::jit::Module m, at::Device on) {
     std::vector<c10::IValue> args;
-    args.reserve(inputs.size());
+    args.reserve(inputs.size() + impl_->constants.size());
     // To the device first, then cast there: a host-side cast would make a float64 copy of a
     // 6 GB input in host memory on the way.
     for (const auto& t : inputs) {
       at::Tensor a = t.to(on);
       args.emplace_back(a.is_floating_point() ? a.to(precision) : a);
+    }
+    // The numbers get_inputs() passes on every call, as Python numbers (a float stays a float
+    // in the float64 run too: Python has no other).
+    for (const auto& c : impl_->constants) {  // sorted by position
+      const auto at = args.begin() + static_cast<std::ptrdiff_t>(std::min(c.position, args.size()));
+      args.insert(at, c.integer ? c10::IValue(static_cast<int64_t>(c.value)) : c10::IValue(c.value));
     }
     c10::IValue result = m.forward(args);
     args.clear();
@@ -316,6 +323,11 @@ json example_inputs_json(const corpus::Task& task, const std::vector<double>& va
       return json::array();  // no usable example shapes: the trace fallback is not offered
     }
     out.push_back({{"shape", shape}, {"dtype", in.dtype}});
+  }
+  for (const auto& c : task.constants) {  // by position, so each lands where Model.forward takes it
+    const json v = c.integer ? json(static_cast<int64_t>(c.value)) : json(c.value);
+    out.insert(out.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(c.position, out.size())),
+               json{{"value", v}});
   }
   return out;
 }
@@ -515,6 +527,7 @@ Reference ReferenceStore::load_uncached(const corpus::Task& task,
   impl->key = key;
   impl->pt = pt;
   impl->problem = task.problem_py;
+  impl->constants = task.constants;
   // A hit is a file whose bytes match the digest recorded at export; a damaged one is reported
   // and exported again.
   bool cached = cache::verify(pt);

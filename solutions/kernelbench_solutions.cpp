@@ -42,7 +42,7 @@ std::string py_binding(const corpus::Task& task, const corpus::Kernel& kernel) {
       const auto pos = std::find_if(task.inputs.begin(), task.inputs.end(), [&](const auto& x) { return x.name == in->name; });
       if (pos == task.inputs.end())
         throw std::runtime_error(kernel.json_path.string() + ": argument '" + in->name + "' is no input of " + task.name);
-      os << "(\"input\", " << (pos - task.inputs.begin()) << ")";
+      os << "(\"input\", " << corpus::forward_position(task, pos - task.inputs.begin()) << ")";
     } else if (auto* p = std::get_if<corpus::ParamRef>(&a)) {
       os << "(\"param\", " << py_str(p->name) << ")";
     } else if (auto* d = std::get_if<corpus::DimRef>(&a)) {
@@ -63,8 +63,11 @@ std::string py_binding(const corpus::Task& task, const corpus::Kernel& kernel) {
 std::string py_input_dims(const corpus::Task& task) {
   std::ostringstream os;
   os << "[";
-  for (std::size_t i = 0; i < task.inputs.size(); ++i) {
-    os << (i ? ", " : "") << "[";
+  // By Model.forward's positions: a constant argument has no dims.
+  for (std::size_t i = 0, at = 0; i < task.inputs.size(); ++i) {
+    for (const std::size_t position = corpus::forward_position(task, i); at < position; ++at)
+      os << (at ? ", " : "") << "[]";
+    os << (at++ ? ", " : "") << "[";
     bool first = true;
     for (std::size_t axis = 0; axis < task.inputs[i].shape.size(); ++axis)
       if (auto* name = std::get_if<std::string>(&task.inputs[i].shape[axis])) {

@@ -127,6 +127,8 @@ def make_inputs(case):
             tensors.append(torch.tensor([int(v) for v in values], dtype=torch.int64).reshape(spec["shape"]))
         else:
             tensors.append(torch.tensor(values, dtype=torch.float64).reshape(spec["shape"]).to(dtype))
+    for c in case.get("constants", []):  # numbers get_inputs() passes on every call, by position
+        tensors.insert(c["position"], c["value"])
     return tensors
 )py";
 
@@ -182,7 +184,11 @@ json export_cases(const corpus::Task& task, const std::vector<oracle::Recipe>& r
       else init.push_back(std::get<double>(a));
     }
     json recipe = r;
-    cases.push_back({{"recipe", recipe}, {"dims", dims}, {"inputs", inputs}, {"init_inputs", init}});
+    json c = {{"recipe", recipe}, {"dims", dims}, {"inputs", inputs}, {"init_inputs", init}};
+    for (const auto& k : task.constants)
+      c["constants"].push_back({{"name", k.name}, {"position", k.position},
+                                {"value", k.integer ? json(static_cast<int64_t>(k.value)) : json(k.value)}});
+    cases.push_back(std::move(c));
   }
   return cases;
 }

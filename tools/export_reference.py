@@ -7,8 +7,9 @@ usage: export_reference.py PROBLEM_PY INIT_ARGS_JSON OUTPUT_PT [--example-inputs
   INIT_ARGS_JSON   the Model.__init__ arguments as a JSON list, e.g. '[1024, 1e-05]'
   OUTPUT_PT        where to write the TorchScript file (written to a temporary file in the same
                    folder, then renamed: readers never see a half-written file)
-  --example-inputs JSON list of {"shape": [...], "dtype": "float32"|"float16"|"bfloat16"|"int64"}, used only
-                   if torch.jit.script fails and the Model has to be traced instead
+  --example-inputs JSON list of {"shape": [...], "dtype": "float32"|"float16"|"bfloat16"|"int64"}, or
+                   {"value": number} for a number argument, used only if torch.jit.script fails and
+                   the Model has to be traced instead
 
 The Model is built with torch.manual_seed(0) just before construction so that its parameters are
 the same on every run, then put in eval() mode. On success one line of JSON goes to stdout:
@@ -104,6 +105,9 @@ def load_problem(problem):
 def example_tensors(torch, spec):
     out = []
     for i, item in enumerate(spec):
+        if "value" in item:  # a number Model.forward takes (get_inputs() passes the same one each call)
+            out.append(item["value"])
+            continue
         try:
             shape = [int(s) for s in item["shape"]]
             dtype = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16,

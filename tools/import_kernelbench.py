@@ -38,6 +38,10 @@ class Unsupported(Exception):
         self.fix = fix
 
 
+NUMBER_TESTS = {ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b, ast.Lt: lambda a, b: a < b,
+                ast.LtE: lambda a, b: a <= b, ast.Gt: lambda a, b: a > b, ast.GtE: lambda a, b: a >= b}
+
+
 def dotted(node):
     """'torch.utils.cpp_extension.load_inline' for an attribute chain, else None."""
     parts = []
@@ -367,6 +371,14 @@ class Problem:
         return None
 
     def _input(self, name, node):
+        try:  # `s = 3.14; return [A, s]`: a number, the same on every call
+            c = self.consts.eval(node)
+        except (KeyError, ValueError, TypeError):
+            c = None
+        if isinstance(c, (int, float)) and not isinstance(c, bool):
+            if isinstance(c, float) and not math.isfinite(c):
+                raise Unsupported(self.path, node, "get_inputs", f"input `{name}` is {c}, not a finite number")
+            return {"name": name, "value": c}
         spec = {"name": name, "dtype": "float32", "shape": [], "domain": "real"}
         chain = []
         while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and dotted(node.func) is None \
@@ -500,6 +512,8 @@ class Problem:
         def elements(assign):
             total = 0
             for spec in self.inputs:
+                if "value" in spec:  # a constant number
+                    continue
                 n = 1
                 for s in spec["shape"]:
                     n *= assign[s] if isinstance(s, str) else s
@@ -535,7 +549,8 @@ class Problem:
                       "'small' halves the largest input dims until the inputs hold at most 2^18 elements; "
                       "input domains are read from get_inputs() (rand/randn: real; softmax: probability; "
                       "abs or rand()+c: positive; (A + A.T) / 2: symmetric; torch.tril/triu: triangular; "
-                      ".bool() or rand() > c: mask, true with probability 1/2)"),
+                      ".bool() or rand() > c: mask, true with probability 1/2; a number: a constant passed "
+                      "on every call)"),
         }
         return task
 
@@ -729,7 +744,9 @@ class Solution:
         if len(fparams) != len(inputs):
             raise self.err(fwd, "ModelNew.forward",
                            f"ModelNew.forward takes {len(fparams)} inputs, the task has {len(inputs)}")
-        env = {p: ("input", inputs[i]["name"], inputs[i]) for i, p in enumerate(fparams)}
+        # A constant number argument (task.json {"name", "value"}) is its literal wherever forward uses it.
+        env = {p: ("literal", inputs[i]["value"]) if "value" in inputs[i] else ("input", inputs[i]["name"], inputs[i])
+               for i, p in enumerate(fparams)}
         used_exts = []
         calls = []   # (result var or None, ext, fn, [arg values])
 
@@ -827,7 +844,10 @@ class Solution:
                 t = value(base)
                 if t[0] != "input":
                     raise self.err(node, "size", "only the sizes of task inputs can be passed")
-                idx = self.consts.eval(idx_node)
+                idx = number_of(idx_node)
+                if not isinstance(idx, int) or not -len(t[2]["shape"]) <= idx < len(t[2]["shape"]):
+                    raise self.err(node, "size", f"cannot tell which dim `{src_of(self.text, node)}` is",
+                                   "index the shape with a constant or an init input that is one")
                 shape = t[2]["shape"]
                 entry = shape[idx]
                 return ("dim", entry) if isinstance(entry, str) else ("literal", entry)
@@ -837,6 +857,26 @@ class Solution:
             raise self.err(node, "argument", f"cannot pass `{src_of(self.text, node)}` to the kernel",
                            "pass inputs, parameters (self.<module>.weight), constants, x.size(i) or torch "
                            "arithmetic and reductions of them")
+
+        def number_of(node):
+            """A number forward sees that is known before it runs (None otherwise): a literal, a module
+            constant, or an init input whose value is the same in every preset and odd shape of the
+            task (a reduction axis, `self.dim`), which is the value the harness passes."""
+            try:
+                return self.consts.eval(node)
+            except (KeyError, ValueError, TypeError):
+                pass
+            try:
+                v = value(node)
+            except Unsupported:
+                return None
+            if v[0] == "literal":
+                return v[1]
+            if v[0] == "dim":
+                seen = {a.get(v[1]) for a in list(self.task["presets"].values()) + list(self.task["odd_shapes"])}
+                if len(seen) == 1 and None not in seen:
+                    return seen.pop()
+            return None
 
         def from_extension(v):
             """Whether a binding value is computed from some extension call's result."""
@@ -984,6 +1024,11 @@ class Solution:
                     return None
                 same = input_of(test.left.value)[2]["dtype"] == want
                 return same if isinstance(test.ops[0], (ast.Eq, ast.Is)) else not same
+            if isinstance(test, ast.Compare) and len(test.ops) == 1 and type(test.ops[0]) in NUMBER_TESTS:
+                # `self.dim == 1`: numbers the task fixes (an init input with one value in every shape)
+                a, b = number_of(test.left), number_of(test.comparators[0])
+                if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+                    return NUMBER_TESTS[type(test.ops[0])](a, b)
             return None
 
         body = list(fwd.body)

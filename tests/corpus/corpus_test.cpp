@@ -485,6 +485,46 @@ TEST(CorpusLoader, SingleTaskErrors) {
   for (const auto& d : d3) lines.push_back(d.line);
   std::sort(lines.begin(), lines.end());
   EXPECT_EQ(lines, (std::vector<int>{3, 4, 5, 7}));
+  // a number among the inputs: a constant at its position, kept out of the tensor inputs
+  {
+    std::ofstream(dir / "t/task.json", std::ios::trunc)
+        << "{\n  \"inputs\": [{\"name\": \"x\", \"dtype\": \"float32\", \"shape\": [\"N\"]},\n"
+           "   {\"name\": \"s\", \"value\": 2.5}, {\"name\": \"k\", \"value\": 3}],\n"
+           "  \"dims\": {\"N\": {\"min\": 1}},\n" + tail;
+    std::vector<Diagnostic> diags;
+    auto t = load_task(dir / "t", diags);
+    ASSERT_TRUE(t.has_value()) << (diags.empty() ? "" : diags[0].to_string());
+    ASSERT_EQ(t->inputs.size(), 1u);
+    ASSERT_EQ(t->constants.size(), 2u);
+    EXPECT_EQ(t->constants[0].name, "s");
+    EXPECT_EQ(t->constants[0].position, 1u);
+    EXPECT_EQ(t->constants[0].value, 2.5);
+    EXPECT_FALSE(t->constants[0].integer);
+    EXPECT_EQ(t->constants[1].position, 2u);
+    EXPECT_TRUE(t->constants[1].integer);
+    ASSERT_NE(t->find_constant("k"), nullptr);
+    EXPECT_EQ(t->find_input("s"), nullptr);
+    EXPECT_EQ(forward_position(*t, 0), 0u);  // x comes first, then s and k
+    Task mixed = *t;
+    mixed.constants[0].position = 0;  // s, x, k
+    EXPECT_EQ(forward_position(mixed, 0), 1u);
+    mixed.inputs.push_back(mixed.inputs[0]);  // s, x, k, y
+    EXPECT_EQ(forward_position(mixed, 1), 3u);
+  }
+  // a constant that is not a number, one with a dtype too, and a task of constants only
+  auto d_const = try_json(
+      "{\n  \"inputs\": [{\"name\": \"x\", \"dtype\": \"float32\", \"shape\": [\"N\"]},\n"
+      "   {\"name\": \"s\", \"value\": \"3.14\"},\n   {\"name\": \"u\", \"value\": 1, \"dtype\": \"float32\"}],\n"
+      "  \"dims\": {\"N\": {\"min\": 1}},\n" + tail);
+  ASSERT_EQ(d_const.size(), 2u);
+  EXPECT_NE(d_const[0].message.find("\"value\" must be a finite number, not a string"), std::string::npos)
+      << d_const[0].message;
+  EXPECT_EQ(d_const[0].line, 3);
+  EXPECT_NE(d_const[1].message.find("dtype"), std::string::npos) << d_const[1].message;
+  EXPECT_EQ(d_const[1].line, 4);
+  auto d_only = try_json("{\n  \"inputs\": [{\"name\": \"s\", \"value\": 1.5}],\n  \"dims\": {\"N\": {\"min\": 1}},\n" + tail);
+  ASSERT_EQ(d_only.size(), 1u);
+  EXPECT_NE(d_only[0].message.find("only constants"), std::string::npos) << d_only[0].message;
   // not an object
   auto d4 = try_json("[1, 2]");
   ASSERT_EQ(d4.size(), 1u);

@@ -52,12 +52,13 @@ TEST(ImportKernelBench, FixtureFolderImportsVerifiesAndMutates) {
   const json folder = run_import({(kFixtures / "solutions").string(), "--problem", (kFixtures / "problems").string(),
                                   "--into", corpus.string()}, 1);
   auto o = by_solution(folder);
-  ASSERT_EQ(o.size(), 17u) << folder.dump(1);
+  ASSERT_EQ(o.size(), 19u) << folder.dump(1);
   for (const char* ok : {"19_ReLU_basic.py", "19_ReLU_fstring.py", "19_ReLU_two_extensions.py", "23_Softmax_dispatch.py",
                          "36_RMSNorm_eps.py", "90_ElementwiseAdd_two_functions.py", "95_CrossEntropyLoss.py",
                          "16_Matmul_with_transposed_A_view.py", "13_Matmul_for_symmetric_matrices_tiled.py",
                          "15_Matmul_for_lower_triangular_matrices.py", "93_Masked_cumsum_rowscan.py",
-                         "13_Matmul_for_symmetric_matrices_dispatch.py", "96_HuberLoss_mean.py"})
+                         "13_Matmul_for_symmetric_matrices_dispatch.py", "96_HuberLoss_mean.py",
+                         "5_Matrix_scalar_multiplication_scale.py", "93_Masked_cumsum_axis.py"})
     EXPECT_EQ(o[ok]["status"], "imported") << o[ok].dump(1);
   EXPECT_EQ(o["19_ReLU_basic.py"]["task"], "relu");
   EXPECT_EQ(o["95_CrossEntropyLoss.py"]["task"], "crossentropyloss");
@@ -78,7 +79,7 @@ TEST(ImportKernelBench, FixtureFolderImportsVerifiesAndMutates) {
   EXPECT_FALSE(fs::exists(corpus / "kernels" / "relu" / "19_relu_torch_op.cu"));
   EXPECT_EQ(o["76_Linear_ReLU_module.py"]["status"], "unsupported");
   EXPECT_NE(o["76_Linear_ReLU_module.py"]["reason"].get<std::string>().find("no problem file"), std::string::npos);
-  EXPECT_EQ(folder["counts"]["imported"], 13);
+  EXPECT_EQ(folder["counts"]["imported"], 15);
   EXPECT_EQ(folder["counts"]["unverified"], 1);
   EXPECT_EQ(folder["counts"]["unsupported"], 3);
   // The kernel is called, but what forward returns does not use its result.
@@ -106,7 +107,7 @@ TEST(ImportKernelBench, FixtureFolderImportsVerifiesAndMutates) {
   // The corpus loads without a diagnostic; the unverified kernel is kept apart.
   const auto loaded = kaudit::corpus::load_corpus(corpus);
   for (const auto& d : loaded.diagnostics) ADD_FAILURE() << d.to_string();
-  ASSERT_EQ(loaded.corpus.kernels.size(), 14u);
+  ASSERT_EQ(loaded.corpus.kernels.size(), 16u);
   ASSERT_EQ(loaded.unverified.size(), 1u);
   EXPECT_EQ(loaded.unverified[0].id(), "relu/19_relu_tail_dropped");
   const auto* rms = loaded.corpus.find_kernel("rmsnorm/36_rmsnorm_eps");
@@ -128,6 +129,24 @@ TEST(ImportKernelBench, FixtureFolderImportsVerifiesAndMutates) {
   EXPECT_NE(hub->source.find("  auto shifted = ((kaudit_a0 * 1.0) + 0.0);\n  auto loss = huber_cuda(kaudit_a1, shifted);"),
             std::string::npos) << hub->source;
   EXPECT_NE(hub->source.find("return ((torch::mean(loss, torch::IntArrayRef{0, 1}) / 2) + (loss.mean() / 2));"), std::string::npos);
+  // A number among get_inputs()'s values: a constant of the task, the literal in the kernel's call.
+  const auto* ms = loaded.corpus.find_task("matrix_scalar_multiplication");
+  ASSERT_NE(ms, nullptr);
+  ASSERT_EQ(ms->inputs.size(), 1u);
+  ASSERT_EQ(ms->constants.size(), 1u);
+  EXPECT_EQ(ms->constants[0].name, "s");
+  EXPECT_EQ(ms->constants[0].position, 1u);
+  EXPECT_EQ(ms->constants[0].value, 2.71);
+  EXPECT_FALSE(ms->constants[0].integer);
+  const auto* sc = loaded.corpus.find_kernel("matrix_scalar_multiplication/5_matrix_scalar_multiplication_scale");
+  ASSERT_NE(sc, nullptr);
+  ASSERT_EQ(sc->args.size(), 2u);
+  EXPECT_EQ(std::get<double>(sc->args[1]), 2.71);
+  // `x.shape[self.dim]` with the init input dim = 1 in every shape: the row length, a literal.
+  const auto* ax = loaded.corpus.find_kernel("masked_cumsum/93_masked_cumsum_axis");
+  ASSERT_NE(ax, nullptr);
+  ASSERT_EQ(ax->args.size(), 3u);
+  EXPECT_EQ(std::get<int64_t>(ax->args[2]), 3000);
   const auto* ce = loaded.corpus.find_task("crossentropyloss");
   ASSERT_NE(ce, nullptr);
   EXPECT_EQ(ce->inputs[1].domain, kaudit::corpus::Domain::Index);

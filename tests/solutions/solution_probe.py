@@ -4,7 +4,7 @@ Prints, as JSON, the library it builds, the switch it sets, and what its forward
 entry: each tensor as "input:I" (the very object the harness passed), "param:NAME" (equal to the
 Model's parameter or buffer NAME, the Model built under the same seed), or "other".
 
-usage: solution_probe.py SOLUTION PROBLEM INIT_JSON SHAPES_JSON
+usage: solution_probe.py SOLUTION PROBLEM INIT_JSON SHAPES_JSON   (a number instead of a shape: that number)
        solution_probe.py --batch CASES_JSON   (a list of {solution, problem, init, inputs: [{shape,
                                                dtype}]}; prints a list of results, an "error" for
                                                a case that raised)
@@ -82,7 +82,9 @@ def main():
         print(json.dumps(results))
         return
     solution, problem, init, shapes = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), json.loads(sys.argv[4])
-    print(json.dumps(probe(solution, problem, init, [torch.rand(*s) for s in shapes])))
+    # a number in SHAPES_JSON is passed as that number (a constant argument of forward)
+    inputs = [s if isinstance(s, (int, float)) else torch.rand(*s) for s in shapes]
+    print(json.dumps(probe(solution, problem, init, inputs)))
 
 
 if __name__ == "__main__":

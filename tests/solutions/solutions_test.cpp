@@ -157,6 +157,30 @@ TEST(SolutionFile, ParametersAndDimsComeFromTheModelTheInputsAndTheInitInputs) {
   EXPECT_EQ(json::parse(r.out)["values"][2], 3.0);
 }
 
+// A task whose forward takes numbers around its tensor (tests/fixtures/oracle/scaled_by_constant:
+// forward(s, x, k)): the entry gets the tensor the harness passed second, the literals, and the dim
+// read from that tensor, not from the number before it.
+TEST(SolutionFile, ConstantArgumentsKeepTheTensorsPositions) {
+  std::vector<kaudit::corpus::Diagnostic> diags;
+  const auto task = kaudit::corpus::load_task(fs::path(KAUDIT_FIXTURES_DIR) / "oracle" / "scaled_by_constant", diags);
+  ASSERT_TRUE(task.has_value());
+  kaudit::corpus::Kernel k;
+  k.task = task->name;
+  k.name = "scaled";
+  k.entry = "scaled_forward";
+  k.args = {kaudit::corpus::InputRef{"x"}, 0.5, int64_t{3}, kaudit::corpus::DimRef{"N"}};
+  const std::string text = kaudit::solutions::solution_file(*task, k, kaudit::read_file(task->problem_py).value(),
+                                                            "// not built here", "kaudit_probe_0002", "a test");
+  const fs::path file = fs::path(KAUDIT_TEST_CACHE) / ("solutions_test_constants." + std::to_string(::getpid()) + ".py");
+  std::ofstream(file) << text;
+  const auto r = probe(file, task->problem_py, "[]", "[0.5, [5], 3]");
+  ASSERT_EQ(r.exit_code, 0) << r.err << text;
+  const json seen = json::parse(r.out);
+  EXPECT_EQ(seen["tensors"], json::parse(R"(["input:1", null, null, null])"));
+  EXPECT_EQ(seen["values"], json::parse("[0.0, 0.5, 3.0, 5.0]"));
+  fs::remove(file);
+}
+
 // Every corpus kernel's solution file passes its entry what the CPU backend's binding passes, at
 // the small preset: the harness's input tensors themselves, the Model's parameters (built under the
 // harness's seed), each dim's value and the literals (one Python process for the whole corpus).
