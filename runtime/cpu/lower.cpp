@@ -600,8 +600,10 @@ LoweredSource lower_for_cpu(std::string_view source, std::string_view file_name,
       }
       return false;
     };
-    static const char* kSyncOps[] = {"__syncthreads", "__syncwarp", "__shfl", "__ballot_sync", "__any_sync",
-                                     "__all_sync", "__activemask", "__reduce_", "__match_"};
+    // (cooperative_groups: its groups' sync, shuffles and votes are these intrinsics,
+    // stubs/cooperative_groups.h.)
+    static const char* kSyncOps[] = {"__syncthreads", "__syncwarp",  "__shfl",    "__ballot_sync",     "__any_sync",
+                                     "__all_sync",    "__activemask", "__reduce_", "__match_", "cooperative_groups"};
     out.uses_static_smem = in_code("__shared__", true);
     // Shared memory alone needs fibers too: in oracle mode its users' warps are interleaved at
     // step points (a mutant that removed a kernel's only barrier still shares data through it).
@@ -661,10 +663,14 @@ LoweredSource lower_for_cpu(std::string_view source, std::string_view file_name,
               "static bool tu_uses_dynamic_smem() { return " + (out.uses_dynamic_smem ? "true" : "false") + "; }\n" +
               "}  // namespace kaudit::detail\n";
   if (!entry.empty()) {
+    // Qualified from the global namespace: an entry named `forward` next to `using namespace std`
+    // is then the file's own function, not an overload set with std::forward (qualified lookup
+    // does not follow using-directives into a namespace that declares the name itself).
+    const std::string qualified_entry = entry.rfind("::", 0) == 0 ? std::string(entry) : "::" + std::string(entry);
     out.text += "\n#line 1 \"<kaudit entry shim>\"\nextern \"C\" __attribute__((visibility(\"default\"))) int "
                 "kaudit_invoke(const ::kaudit::detail::ArgValue* a, std::size_t n, void* sink, "
                 "::kaudit::detail::PushOutput push, char* err, std::size_t errlen) {\n  return "
-                "::kaudit::detail::invoke_entry(&" + std::string(entry) + ", a, n, sink, push, err, errlen);\n}\n";
+                "::kaudit::detail::invoke_entry(&" + qualified_entry + ", a, n, sink, push, err, errlen);\n}\n";
   }
   return out;
 }

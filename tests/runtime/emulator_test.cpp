@@ -779,3 +779,106 @@ torch::Tensor run(torch::Tensor x, torch::Tensor xi, torch::Tensor xh, int64_t h
 }
 
 }  // namespace
+
+// ---- the CUDA models' idioms, run (tests/mutators_compile/cuda_models_test.cpp builds them) -----
+// Cooperative groups on the CPU backend (runtime/cpu/include/stubs/cooperative_groups.h): a block
+// of 96 threads, 3 warps, in tiles of 16 and 32. Each thread writes what its groups told it.
+TEST(Emulator, CooperativeGroupsTilesShuffleVoteAndReduce) {
+  const char* src = R"(
+#include <torch/extension.h>
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+namespace cg = cooperative_groups;
+__global__ void k(const float* x, float* out) {
+  cg::thread_block block = cg::this_thread_block();
+  cg::thread_block_tile<16> half = cg::tiled_partition<16>(block);
+  cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
+  __shared__ float s[96];
+  const int t = block.thread_rank();
+  const float v = x[blockIdx.x * 96 + t];
+  float* o = out + (blockIdx.x * 96 + t) * 8;
+  o[0] = cg::reduce(half, v, cg::plus<float>());
+  o[1] = cg::reduce(warp, v, cg::greater<float>());
+  o[2] = warp.shfl_down(v, 1);
+  o[3] = half.shfl(v, 3);
+  o[4] = (float)half.ballot(v > 0);
+  o[5] = half.meta_group_rank() * 100 + half.thread_rank();
+  o[6] = warp.any(v > 40) + 2 * warp.all(v > -50);
+  s[t] = v;
+  block.sync();
+  o[7] = s[(t + 1) % 96];
+}
+torch::Tensor run(torch::Tensor x) {
+  auto out = torch::empty({x.size(0), 8}, x.options());
+  k<<<x.size(0) / 96, 96>>>(x.data_ptr<float>(), out.data_ptr<float>());
+  return out;
+}
+)";
+  // Integers in [-48, 47], so every sum is exact whatever the order of combination.
+  const at::Tensor x = (at::arange(192, at::kFloat) * 37).fmod(96) - 48;
+  auto r = build_and_run(src, "run", {x});
+  ASSERT_EQ(r.build_error, "");
+  ASSERT_EQ(r.result.status, Status::Ok) << r.result.message;
+  const at::Tensor out = r.result.outputs[0];
+  const auto xs = x.accessor<float, 1>();
+  const auto os = out.accessor<float, 2>();
+  for (int i = 0; i < 192; ++i) {
+    const int b = i / 96, t = i % 96, lane = t % 32, h0 = b * 96 + t / 16 * 16, w0 = b * 96 + t / 32 * 32;
+    float sum16 = 0, max32 = -1e9f, ballot = 0;
+    bool any = false, all = true;
+    for (int j = 0; j < 16; ++j) {
+      sum16 += xs[h0 + j];
+      if (xs[h0 + j] > 0) ballot += float(1u << j);
+    }
+    for (int j = 0; j < 32; ++j) {
+      max32 = std::max(max32, xs[w0 + j]);
+      any = any || xs[w0 + j] > 40;
+      all = all && xs[w0 + j] > -50;
+    }
+    EXPECT_EQ(os[i][0], sum16) << i;
+    EXPECT_EQ(os[i][1], max32) << i;
+    EXPECT_EQ(os[i][2], xs[lane < 31 ? i + 1 : i]) << i;  // the last lane keeps its own
+    EXPECT_EQ(os[i][3], xs[h0 + 3]) << i;
+    EXPECT_EQ(os[i][4], ballot) << i;
+    EXPECT_EQ(os[i][5], float(t / 16 * 100 + t % 16)) << i;
+    EXPECT_EQ(os[i][6], float(any + 2 * all)) << i;
+    EXPECT_EQ(os[i][7], xs[b * 96 + (t + 1) % 96]) << i;
+  }
+}
+
+// PackedTensorAccessor32 over a transposed (strided) view, and cudaLaunchKernel with the kernel's
+// own type: the CPU backend runs what nvcc would, as a <<<>>> launch.
+TEST(Emulator, PackedAccessorsAndCudaLaunchKernel) {
+  const char* src = R"(
+#include <torch/extension.h>
+__global__ void scale(torch::PackedTensorAccessor32<float, 2, torch::RestrictPtrTraits> in,
+                      torch::PackedTensorAccessor32<float, 2, torch::RestrictPtrTraits> out, float f) {
+  const int r = blockIdx.x;
+  for (int c = threadIdx.x; c < in.size(1); c += blockDim.x) out[r][c] = in[r][c] * f + in.stride(0);
+}
+__global__ void add_one(float* p, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) p[i] += 1.0f;
+}
+torch::Tensor run(torch::Tensor x) {
+  auto xt = x.t();
+  auto out = torch::empty({xt.size(0), xt.size(1)}, x.options());
+  scale<<<xt.size(0), 32>>>(xt.packed_accessor32<float, 2, torch::RestrictPtrTraits>(),
+                            out.packed_accessor32<float, 2, torch::RestrictPtrTraits>(), 2.0f);
+  float* p = out.data_ptr<float>();
+  int n = out.numel();
+  void* args[] = {&p, &n};
+  cudaError_t e = cudaLaunchKernel(add_one, dim3((n + 63) / 64), dim3(64), args, 0, nullptr);
+  TORCH_CHECK(e == cudaSuccess, "launch failed");
+  auto acc = out.accessor<float, 2>();
+  TORCH_CHECK(acc.size(0) == xt.size(0) && acc[1][2] == out.data_ptr<float>()[out.size(1) + 2], "host accessor");
+  return out;
+}
+)";
+  const at::Tensor x = at::arange(5 * 7, at::kFloat).reshape({5, 7});
+  auto r = build_and_run(src, "run", {x});
+  ASSERT_EQ(r.build_error, "");
+  ASSERT_EQ(r.result.status, Status::Ok) << r.result.message;
+  // x.t() has strides (1, 7): in.stride(0) is 1.
+  EXPECT_TRUE(at::equal(r.result.outputs[0], x.t() * 2 + 1 + 1)) << r.result.outputs[0];
+}

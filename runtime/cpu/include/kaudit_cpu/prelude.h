@@ -115,12 +115,44 @@ template <class T> inline cudaError_t cudaMemcpyFromSymbol(void* dst, const T& s
   std::memcpy(dst, reinterpret_cast<const char*>(&sym) + off, n);
   return cudaSuccess;
 }
+// Streams and events: one stream, in order (a launch completes before the next statement), so
+// waits and records have nothing to do, and an elapsed time is 0 ms.
 inline cudaError_t cudaStreamCreate(cudaStream_t* s) { *s = nullptr; return cudaSuccess; }
+inline cudaError_t cudaStreamCreateWithFlags(cudaStream_t* s, unsigned) { return cudaStreamCreate(s); }
+inline cudaError_t cudaStreamCreateWithPriority(cudaStream_t* s, unsigned, int) { return cudaStreamCreate(s); }
 inline cudaError_t cudaStreamDestroy(cudaStream_t) { return cudaSuccess; }
+inline cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned = 0) { return cudaSuccess; }
 inline cudaError_t cudaEventCreate(cudaEvent_t* e) { *e = nullptr; return cudaSuccess; }
+inline cudaError_t cudaEventCreateWithFlags(cudaEvent_t* e, unsigned) { return cudaEventCreate(e); }
 inline cudaError_t cudaEventRecord(cudaEvent_t, cudaStream_t = nullptr) { return cudaSuccess; }
 inline cudaError_t cudaEventSynchronize(cudaEvent_t) { return cudaSuccess; }
+inline cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t, cudaEvent_t) { *ms = 0.f; return cudaSuccess; }
 inline cudaError_t cudaEventDestroy(cudaEvent_t) { return cudaSuccess; }
+inline cudaError_t cudaRuntimeGetVersion(int* v) { *v = 13000; return cudaSuccess; }
+inline cudaError_t cudaDriverGetVersion(int* v) { *v = 13000; return cudaSuccess; }
+// Host and managed memory are host memory here.
+inline cudaError_t cudaMallocHost(void** p, std::size_t n) { return cudaMalloc(p, n); }
+template <class T> inline cudaError_t cudaMallocHost(T** p, std::size_t n) { return cudaMalloc(p, n); }
+template <class T> inline cudaError_t cudaMallocManaged(T** p, std::size_t n, unsigned = 1) { return cudaMalloc(p, n); }
+inline cudaError_t cudaFreeHost(void* p) { return cudaFree(p); }
+inline cudaError_t cudaMemGetInfo(std::size_t* free_bytes, std::size_t* total) {
+  *free_bytes = *total = cudaDeviceProp{}.totalGlobalMem;
+  return cudaSuccess;
+}
+// A kernel's attributes, as an sm_90 build of a small kernel reports them (registers and local
+// memory are not modelled).
+struct cudaFuncAttributes {
+  std::size_t sharedSizeBytes = 0, constSizeBytes = 0, localSizeBytes = 0;
+  int maxThreadsPerBlock = 1024, numRegs = 32, ptxVersion = 90, binaryVersion = 90, cacheModeCA = 0;
+  int maxDynamicSharedSizeBytes = 49152;
+};
+template <class F> inline cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* a, F*) { *a = cudaFuncAttributes{}; return cudaSuccess; }
+template <class F>
+inline cudaError_t cudaOccupancyMaxPotentialBlockSize(int* min_grid, int* block, F*, std::size_t = 0, int limit = 0) {
+  *block = limit > 0 && limit < 1024 ? limit : 1024;
+  *min_grid = 132 * (2048 / *block);
+  return cudaSuccess;
+}
 
 // c10 / ATen CUDA helpers used by wrappers.
 namespace c10::cuda {
@@ -226,6 +258,30 @@ int launch_kernel(const char* name, Call call, const LaunchConfig& cfg, A&&... a
 }
 
 inline unsigned char* dynamic_shared_memory() { return rt::tls_ctx->dynamic_smem; }
+
+namespace detail {
+template <class... P, std::size_t... I>
+int launch_from_pointers(void (*kernel)(P...), const LaunchConfig& cfg, void** args, std::index_sequence<I...>) {
+  return launch_kernel("cudaLaunchKernel", [&](auto&&... a) { kernel(a...); }, cfg,
+                       *static_cast<std::remove_cv_t<std::remove_reference_t<P>>*>(args[I])...);
+}
+}  // namespace detail
+}  // namespace kaudit
+
+// cudaLaunchKernel with the kernel's own type: its arguments are read from `args` by the kernel's
+// parameter types and it runs as a <<<>>> launch does. Through a `const void*` the CPU backend
+// cannot know the parameters: such a launch stops the run with a message saying so.
+template <class... P>
+inline cudaError_t cudaLaunchKernel(void (*kernel)(P...), dim3 grid, dim3 block, void** args, std::size_t smem = 0,
+                                    cudaStream_t stream = nullptr) {
+  return (cudaError_t)::kaudit::detail::launch_from_pointers(kernel, ::kaudit::LaunchConfig(grid, block, smem, stream), args,
+                                                            std::index_sequence_for<P...>{});
+}
+inline cudaError_t cudaLaunchKernel(const void*, dim3, dim3, void**, std::size_t = 0, cudaStream_t = nullptr) {
+  ::kaudit::rt::trap("cudaLaunchKernel through a const void* is not supported by the CPU backend "
+                     "(it cannot know the kernel's parameters); pass the kernel itself");
+}
+namespace kaudit {
 
 // ---- the entry shim: converts the worker's arguments to the wrapper's parameter types ----------
 namespace detail {

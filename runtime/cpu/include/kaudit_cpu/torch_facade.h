@@ -274,6 +274,66 @@ inline void check_dim(std::int64_t& d, std::int64_t ndim) {
 namespace at {
 using namespace c10;
 class Tensor;
+
+// Accessors, as ATen's (ATen/core/TensorAccessor.h): a[i] of an N-dim accessor is the (N-1)-dim
+// view at index i along its first dim, and of a 1-dim one a reference to the element; strides in
+// elements. A packed accessor carries its sizes and strides by value, so a kernel can take it as
+// a parameter; the 32-bit one indexes with int32_t, as on the GPU. No bounds are checked (ATen
+// checks none either): an index past a dim reaches whatever memory is there.
+template <class T> struct DefaultPtrTraits { using PtrType = T*; };
+template <class T> struct RestrictPtrTraits { using PtrType = T* __restrict__; };
+
+template <class T, std::size_t N, template <class> class PtrTraits = DefaultPtrTraits, class index_t = std::int64_t>
+class TensorAccessor {
+ public:
+  using PtrType = typename PtrTraits<T>::PtrType;
+  TensorAccessor(PtrType data, const index_t* sizes, const index_t* strides) : data_(data), sizes_(sizes), strides_(strides) {}
+  decltype(auto) operator[](index_t i) const {
+    if constexpr (N == 1) return static_cast<T&>(data_[strides_[0] * i]);
+    else return TensorAccessor<T, N - 1, PtrTraits, index_t>(data_ + strides_[0] * i, sizes_ + 1, strides_ + 1);
+  }
+  index_t size(index_t d) const { return sizes_[d]; }
+  index_t stride(index_t d) const { return strides_[d]; }
+  const index_t* sizes() const { return sizes_; }
+  const index_t* strides() const { return strides_; }
+  PtrType data() const { return data_; }
+
+ private:
+  PtrType data_;
+  const index_t* sizes_;
+  const index_t* strides_;
+};
+
+template <class T, std::size_t N, template <class> class PtrTraits = DefaultPtrTraits, class index_t = std::int64_t>
+class GenericPackedTensorAccessor {
+ public:
+  using PtrType = typename PtrTraits<T>::PtrType;
+  GenericPackedTensorAccessor(PtrType data, const std::int64_t* sizes, const std::int64_t* strides) : data_(data) {
+    for (std::size_t d = 0; d < N; ++d) {
+      sizes_[d] = (index_t)sizes[d];
+      strides_[d] = (index_t)strides[d];
+    }
+  }
+  decltype(auto) operator[](index_t i) const {
+    if constexpr (N == 1) return static_cast<T&>(data_[strides_[0] * i]);
+    else return TensorAccessor<T, N - 1, PtrTraits, index_t>(data_ + strides_[0] * i, sizes_ + 1, strides_ + 1);
+  }
+  index_t size(index_t d) const { return sizes_[d]; }
+  index_t stride(index_t d) const { return strides_[d]; }
+  PtrType data() const { return data_; }
+
+ private:
+  PtrType data_;
+  index_t sizes_[N];
+  index_t strides_[N];
+};
+template <class T, std::size_t N, template <class> class PtrTraits = DefaultPtrTraits>
+using PackedTensorAccessor32 = GenericPackedTensorAccessor<T, N, PtrTraits, std::int32_t>;
+template <class T, std::size_t N, template <class> class PtrTraits = DefaultPtrTraits>
+using PackedTensorAccessor64 = GenericPackedTensorAccessor<T, N, PtrTraits, std::int64_t>;
+template <class T, std::size_t N, template <class> class PtrTraits = DefaultPtrTraits, class index_t = std::int64_t>
+using PackedTensorAccessor = GenericPackedTensorAccessor<T, N, PtrTraits, index_t>;
+
 struct DeprecatedTypeProperties {
   c10::ScalarType s;
   bool is_cuda() const { return true; }
@@ -285,6 +345,13 @@ class Tensor {
   ::kaudit::rt::TensorHandle* need() const {
     if (!h_) throw c10::Error("tensor is undefined");
     return h_;
+  }
+  // ATen's checks: the accessor's rank is the tensor's; a 32-bit one needs every index to fit.
+  template <class T> void check_accessor(std::size_t n, bool index32) const {
+    if ((std::size_t)dim() != n)
+      throw c10::Error("TensorAccessor expected " + std::to_string(n) + " dims but tensor has " + std::to_string(dim()));
+    if (index32 && numel() > 0x7fffffff)
+      throw c10::Error("numel needs to be smaller than int32_t max; otherwise, please use packed_accessor64");
   }
   template <class T> void check_type() const {
     if constexpr (!std::is_void_v<T>) {
@@ -342,6 +409,24 @@ class Tensor {
   template <class T> const T* const_data_ptr() const { return data_ptr<T>(); }
   const void* const_data_ptr() const { return data_ptr(); }
   void* mutable_data_ptr() const { return data_ptr(); }
+  template <class T, std::size_t N>
+  TensorAccessor<T, N> accessor() const& {
+    check_accessor<T>(N, false);
+    return {data_ptr<T>(), ::kaudit::rt::t_sizes(need()), ::kaudit::rt::t_strides(need())};
+  }
+  template <class T, std::size_t N, template <class> class PtrTraits = DefaultPtrTraits, class index_t = std::int64_t>
+  GenericPackedTensorAccessor<T, N, PtrTraits, index_t> generic_packed_accessor() const& {
+    check_accessor<T>(N, sizeof(index_t) < 8);
+    return {data_ptr<T>(), ::kaudit::rt::t_sizes(need()), ::kaudit::rt::t_strides(need())};
+  }
+  template <class T, std::size_t N, template <class> class PtrTraits = DefaultPtrTraits>
+  PackedTensorAccessor32<T, N, PtrTraits> packed_accessor32() const& {
+    return generic_packed_accessor<T, N, PtrTraits, std::int32_t>();
+  }
+  template <class T, std::size_t N, template <class> class PtrTraits = DefaultPtrTraits>
+  PackedTensorAccessor64<T, N, PtrTraits> packed_accessor64() const& {
+    return generic_packed_accessor<T, N, PtrTraits, std::int64_t>();
+  }
   template <class T> T item() const {
     if (numel() != 1) throw c10::Error("a Tensor with more than one element cannot be converted to Scalar");
     Tensor d = to(c10::ScalarType::Double);
@@ -596,13 +681,24 @@ inline c10::ScalarType dispatch_type(at::DeprecatedTypeProperties t) { return t.
 namespace kaudit::detail {
 struct PyModuleStub {
   template <class... A> PyModuleStub& def(A&&...) { return *this; }
+  const char*& doc() { return doc_; }  // m.doc() = "..."
+  const char* doc_ = nullptr;
 };
 }  // namespace kaudit::detail
+// The same stand-in as the GPU builds' (runtime/cuda/include/torch/extension.h): the CudaModels
+// test and Gpu.EveryHostIdiomFixtureBuildsAgainstTheMachinesLibtorch build the same fixtures.
 namespace pybind11 {
+struct object {};
+struct none : object {};
 struct arg {
   explicit arg(const char*) {}
   template <class T> arg& operator=(T&&) { return *this; }
+  arg& noconvert(bool = true) { return *this; }
+  arg& none(bool = true) { return *this; }
 };
+enum class return_value_policy { automatic, copy, move, reference, take_ownership };
+template <class... T> struct call_guard {};
+struct gil_scoped_release {};
 }  // namespace pybind11
 namespace py = pybind11;
 #define TORCH_EXTENSION_NAME kaudit_extension

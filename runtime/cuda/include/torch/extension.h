@@ -76,8 +76,7 @@ using at::linear;
 }  // namespace torch
 
 // A pybind11 module block in a solution's source (the entry is registered by kaudit_gpu_entry.h,
-// not by Python): compiled and ignored, as by the CPU facade (whose stub has only def and py::arg)
-// and NVRTC's prelude. `.def("f", &f, "doc", py::arg("x"))`
+// not by Python): compiled and ignored, as by the CPU facade (the same stub) and NVRTC's prelude. `.def("f", &f, "doc", py::arg("x"))`
 // type-checks its function pointer and nothing else.
 namespace kaudit::gpu_detail {
 struct PyModuleStub {
