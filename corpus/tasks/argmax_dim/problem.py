@@ -4,25 +4,22 @@ import torch.nn as nn
 
 class Model(nn.Module):
     """
-    Simple model that performs Argmax over a specified dimension.
+    Position of the largest element along one dimension (torch.argmax); ties resolve to the
+    lowest index.
     """
 
     def __init__(self, dim: int):
         """
-        Initializes the model with the dimension to perform argmax.
-
         Args:
-            dim (int): The dimension to perform argmax over.
+            dim (int): axis searched for its maximum; it is absent from the result.
         """
         super(Model, self).__init__()
         self.dim = dim
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """
-        Applies argmax over the specified dimension to the input tensor.
-
         Args:
-            x (torch.Tensor): Input tensor of shape (batch_size, dim1).
+            x (torch.Tensor): float tensor, here (batch_size, dim1).
 
         Returns:
             torch.Tensor: int64 tensor of shape (batch_size,), the first index of the row maximum.

@@ -4,25 +4,22 @@ import torch.nn as nn
 
 class Model(nn.Module):
     """
-    Simple model that finds the index of the minimum value along a specified dimension.
+    Position of the smallest element along one dimension (torch.argmin); ties resolve to the
+    lowest index.
     """
 
     def __init__(self, dim: int):
         """
-        Initializes the model with the dimension to perform argmin on.
-
         Args:
-            dim (int): Dimension along which to find the minimum value.
+            dim (int): axis searched for its minimum; it is absent from the result.
         """
         super(Model, self).__init__()
         self.dim = dim
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """
-        Finds the index of the minimum value along the specified dimension.
-
         Args:
-            x (torch.Tensor): Input tensor of shape (batch_size, dim1).
+            x (torch.Tensor): float tensor, here (batch_size, dim1).
 
         Returns:
             torch.Tensor: int64 tensor of shape (batch_size,), the first index of the row minimum.

@@ -4,30 +4,29 @@ import torch.nn as nn
 
 class Model(nn.Module):
     """
-    Simple model that performs 2D Average Pooling.
+    Two-dimensional average pooling over the last two axes of a (batch, channels, height,
+    width) tensor.
     """
 
     def __init__(self, kernel_size: int, stride: int = None, padding: int = 0):
         """
-        Initializes the Average Pooling layer.
-
         Args:
-            kernel_size (int): Size of the pooling window.
-            stride (int, optional): Stride of the pooling operation. Defaults to None (same as kernel_size).
-            padding (int, optional): Padding applied to the input tensor. Defaults to 0.
+            kernel_size (int): side of the square window.
+            stride (int, optional): step between window origins; None means kernel_size.
+            padding (int, optional): zeros added on every border; they count towards each
+                window's mean (count_include_pad=True, the default). Defaults to 0.
         """
         super(Model, self).__init__()
         self.avg_pool = nn.AvgPool2d(kernel_size=kernel_size, stride=stride, padding=padding)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """
-        Applies 2D Average Pooling to the input tensor.
-
         Args:
-            x (torch.Tensor): Input tensor of shape (batch_size, channels, height, width).
+            x (torch.Tensor): shape (batch_size, channels, height, width).
 
         Returns:
-            torch.Tensor: Output tensor with Average Pooling applied.
+            torch.Tensor: shape (batch_size, channels, H_out, W_out) with
+            H_out = (height + 2 * padding - kernel_size) // stride + 1, W_out likewise.
         """
         return self.avg_pool(x)
 

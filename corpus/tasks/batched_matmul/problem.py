@@ -4,7 +4,7 @@ import torch.nn as nn
 
 class Model(nn.Module):
     """
-    Performs batched matrix multiplication (C = A * B) where A, B, and C have the same batch dimension.
+    A batch of independent matrix products, C[b] = A[b] @ B[b] for every b (torch.bmm).
     """
 
     def __init__(self):
@@ -12,14 +12,12 @@ class Model(nn.Module):
 
     def forward(self, A: torch.Tensor, B: torch.Tensor) -> torch.Tensor:
         """
-        Performs batched matrix multiplication.
-
         Args:
-            A (torch.Tensor): Input tensor of shape (batch_size, m, k).
-            B (torch.Tensor): Input tensor of shape (batch_size, k, n).
+            A (torch.Tensor): left factors, shape (batch_size, m, k).
+            B (torch.Tensor): right factors, shape (batch_size, k, n).
 
         Returns:
-            torch.Tensor: Output tensor of shape (batch_size, m, n).
+            torch.Tensor: the products, shape (batch_size, m, n).
         """
         return torch.bmm(A, B)
 
@@ -37,4 +35,4 @@ def get_inputs():
 
 
 def get_init_inputs():
-    return []  # No special initialization inputs needed
+    return []  # the model has no constructor arguments

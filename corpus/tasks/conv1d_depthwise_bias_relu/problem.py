@@ -22,7 +22,7 @@ class Model(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """
         Args:
-            x (torch.Tensor): Input tensor of shape (batch_size, channels, length).
+            x (torch.Tensor): shape (batch_size, channels, length).
 
         Returns:
             torch.Tensor: relu(depthwise_conv1d(x) + bias), shape (batch_size, channels,

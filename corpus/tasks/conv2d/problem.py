@@ -4,16 +4,16 @@ import torch.nn as nn
 
 class Model(nn.Module):
     """
-    Performs a standard 2D convolution with a square 3x3 kernel, stride 1, padding 1 and a bias,
-    so the output keeps the input's spatial size.
+    2D convolution with a square 3x3 kernel, stride 1, padding 1 and a bias; the result has the
+    input's height and width.
     """
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: int = 3):
         """
         Args:
-            in_channels (int): Number of channels in the input tensor.
-            out_channels (int): Number of channels produced by the convolution.
-            kernel_size (int): Size of the square convolution kernel (3).
+            in_channels (int): channel count C_in of the input.
+            out_channels (int): channel count C_out of the result (one filter each).
+            kernel_size (int): side of the square kernel (3); the padding is kernel_size // 2.
         """
         super(Model, self).__init__()
         self.conv = nn.Conv2d(in_channels, out_channels, kernel_size, stride=1,
@@ -21,13 +21,11 @@ class Model(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """
-        Performs the 2D convolution.
-
         Args:
-            x (torch.Tensor): Input tensor of shape (batch_size, in_channels, height, width).
+            x (torch.Tensor): shape (batch_size, in_channels, height, width).
 
         Returns:
-            torch.Tensor: Output tensor of shape (batch_size, out_channels, height, width).
+            torch.Tensor: shape (batch_size, out_channels, height, width).
         """
         return self.conv(x)
 

@@ -13,8 +13,8 @@ class Model(nn.Module):
     def __init__(self, in_channels: int, out_channels: int, groups: int):
         """
         Args:
-            in_channels (int): Number of channels in the input tensor (a multiple of groups).
-            out_channels (int): Number of channels produced by the convolution (a multiple of groups).
+            in_channels (int): channel count C_in of the input, a multiple of groups.
+            out_channels (int): channel count C_out of the result, a multiple of groups.
             groups (int): Number of channel groups G.
         """
         super(Model, self).__init__()
@@ -24,10 +24,10 @@ class Model(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """
         Args:
-            x (torch.Tensor): Input tensor of shape (batch_size, in_channels, height, width).
+            x (torch.Tensor): shape (batch_size, in_channels, height, width).
 
         Returns:
-            torch.Tensor: Output tensor of shape (batch_size, out_channels, height, width).
+            torch.Tensor: shape (batch_size, out_channels, height, width).
         """
         return self.conv2d(x)
 

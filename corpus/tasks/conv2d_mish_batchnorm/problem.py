@@ -18,7 +18,7 @@ class Model(nn.Module):
         Args:
             in_channels (int): channels of the input.
             out_channels (int): channels of the output (BatchNorm's features).
-            kernel_size (int): side of the square convolution kernel.
+            kernel_size (int): height and width of the (square) convolution filter.
             eps (float): added to the batch variance before the square root.
             momentum (float): running-statistics momentum (the running statistics never reach
                 the output of a training-mode forward).

@@ -4,13 +4,13 @@ import torch.nn as nn
 
 class Model(nn.Module):
     """
-    Performs a pointwise (1x1) 2D convolution: every output pixel is a linear map of the input
-    channels at the same pixel.
+    1x1 convolution in 2D: each output pixel is a linear map of the input channels at that same
+    pixel (plus an optional per-channel bias).
 
     Args:
-        in_channels (int): Number of channels in the input tensor.
-        out_channels (int): Number of channels produced by the convolution.
-        bias (bool, optional): If `True`, adds a learnable bias to the output. Defaults to `False`.
+        in_channels (int): channel count C_in of the input.
+        out_channels (int): channel count C_out of the result.
+        bias (bool, optional): whether a per-output-channel bias is added. Defaults to False.
     """
 
     def __init__(self, in_channels: int, out_channels: int, bias: bool = False):
@@ -21,10 +21,10 @@ class Model(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """
         Args:
-            x (torch.Tensor): Input of shape (batch_size, in_channels, height, width).
+            x (torch.Tensor): shape (batch_size, in_channels, height, width).
 
         Returns:
-            torch.Tensor: Output of shape (batch_size, out_channels, height, width).
+            torch.Tensor: shape (batch_size, out_channels, height, width).
         """
         return self.conv1d(x)
 

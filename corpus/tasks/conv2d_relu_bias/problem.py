@@ -13,7 +13,7 @@ class Model(nn.Module):
         Args:
             in_channels (int): channels of the input.
             out_channels (int): channels of the output.
-            kernel_size (int): side of the square convolution kernel.
+            kernel_size (int): height and width of the (square) convolution filter.
             bias_shape (tuple, optional): shape of the added bias; (out_channels, 1, 1) when
                 omitted (kaudit's init inputs are numbers, so the tuple is not passed).
         """

@@ -14,7 +14,7 @@ class Model(nn.Module):
         Args:
             in_channels (int): channels of the input.
             out_channels (int): channels the convolution produces (the min runs over them).
-            kernel_size (int): side of the square convolution kernel.
+            kernel_size (int): height and width of the (square) convolution filter.
             scale_factor (float): multiplier applied to the convolution's output before the min.
         """
         super(Model, self).__init__()

@@ -11,10 +11,10 @@ class Model(nn.Module):
     def __init__(self, in_channels: int, out_channels: int, kernel_size: int = 3, stride: int = 2):
         """
         Args:
-            in_channels (int): Number of channels in the input tensor.
-            out_channels (int): Number of channels produced by the convolution.
-            kernel_size (int): Size of the square convolution kernel (3).
-            stride (int): Stride in both spatial dimensions.
+            in_channels (int): channel count C_in of the input.
+            out_channels (int): channel count C_out of the result (one filter each).
+            kernel_size (int): side of the square kernel (3); the padding is kernel_size // 2.
+            stride (int): step of the kernel along both height and width.
         """
         super(Model, self).__init__()
         self.conv = nn.Conv2d(in_channels, out_channels, kernel_size, stride=stride,
@@ -23,10 +23,10 @@ class Model(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """
         Args:
-            x (torch.Tensor): Input tensor of shape (batch_size, in_channels, height, width).
+            x (torch.Tensor): shape (batch_size, in_channels, height, width).
 
         Returns:
-            torch.Tensor: Output of shape (batch_size, out_channels, (height - 1) // stride + 1,
+            torch.Tensor: shape (batch_size, out_channels, (height - 1) // stride + 1,
             (width - 1) // stride + 1).
         """
         return self.conv(x)

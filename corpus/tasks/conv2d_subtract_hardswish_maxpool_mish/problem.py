@@ -15,7 +15,7 @@ class Model(nn.Module):
         Args:
             in_channels (int): channels of the input.
             out_channels (int): channels of the output.
-            kernel_size (int): side of the square convolution kernel.
+            kernel_size (int): height and width of the (square) convolution filter.
             subtract_value (float): constant taken off every convolution output.
             pool_kernel_size (int): side of the square max-pooling window, also its stride.
         """

@@ -15,7 +15,7 @@ class Model(nn.Module):
         Args:
             in_channels (int): channels of the input.
             out_channels (int): channels of the output.
-            kernel_size (int): side of the square convolution kernel.
+            kernel_size (int): height and width of the (square) convolution filter.
             scaling_factor (float): multiplier applied after the tanh.
             bias_shape (tuple or int): shape of the added bias, (out_channels, 1, 1) in KernelBench;
                 an integer n stands for (n, 1, 1) (kaudit's init inputs are numbers).

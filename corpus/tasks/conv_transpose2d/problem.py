@@ -4,17 +4,20 @@ import torch.nn as nn
 
 class Model(nn.Module):
     """
-    Performs a transposed 2D convolution with a square kernel.
+    Transposed 2D convolution (the gradient-of-convolution, or "deconvolution", operator) with
+    a square kernel.
 
     Args:
-        in_channels (int): Number of channels in the input tensor.
-        out_channels (int): Number of channels produced by the convolution.
-        kernel_size (int): Size of the square convolution kernel.
-        stride (int, optional): Stride of the convolution. Defaults to 1.
-        padding (int, optional): Padding applied to the input. Defaults to 0.
-        output_padding (int, optional): Additional size added to one side of the output shape. Defaults to 0.
-        groups (int, optional): Number of blocked connections from input channels to output channels. Defaults to 1.
-        bias (bool, optional): If `True`, adds a learnable bias to the output. Defaults to `False`.
+        in_channels (int): channel count C_in of the input.
+        out_channels (int): channel count C_out of the result.
+        kernel_size (int): side of the square kernel.
+        stride (int, optional): spacing of the input pixels in the output grid. Defaults to 1.
+        padding (int, optional): number of rows and columns cut from each border of the full
+            result. Defaults to 0.
+        output_padding (int, optional): extra rows and columns appended at the bottom and
+            right of the result. Defaults to 0.
+        groups (int, optional): channel groups G (C_in and C_out multiples of G). Defaults to 1.
+        bias (bool, optional): whether a per-output-channel bias is added. Defaults to False.
     """
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: int, stride: int = 1,
@@ -27,14 +30,13 @@ class Model(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """
-        Performs the transposed 2D convolution.
-
         Args:
-            x (torch.Tensor): Input tensor of shape (batch_size, in_channels, height, width).
+            x (torch.Tensor): shape (batch_size, in_channels, height, width).
 
         Returns:
-            torch.Tensor: Output tensor of shape (batch_size, out_channels, height_out, width_out),
-                height_out = (height - 1) * stride - 2 * padding + kernel_size + output_padding.
+            torch.Tensor: shape (batch_size, out_channels, height_out, width_out), with
+                height_out = (height - 1) * stride - 2 * padding + kernel_size + output_padding
+                and width_out likewise.
         """
         return self.conv_transpose2d(x)
 

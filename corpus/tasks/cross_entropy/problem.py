@@ -4,10 +4,8 @@ import torch.nn as nn
 
 class Model(nn.Module):
     """
-    A model that computes Cross Entropy Loss for multi-class classification tasks.
-
-    Parameters:
-        None
+    Cross-entropy of unnormalised class scores (logits) against integer labels, averaged over
+    the batch.
     """
 
     def __init__(self):
@@ -27,7 +25,7 @@ class Model(nn.Module):
 
 batch_size = 4096
 num_classes = 10
-input_shape = (num_classes,)  # Output for each class
+input_shape = (num_classes,)  # one logit per class
 dim = 1
 
 

@@ -4,28 +4,24 @@ import torch.nn as nn
 
 class Model(nn.Module):
     """
-    A simple model that performs a cumulative sum (prefix sum) operation along a specified dimension.
+    Inclusive prefix sum along one dimension: out[..., i] = x[..., 0] + ... + x[..., i].
     """
 
     def __init__(self, dim: int):
         """
-        Initialize the Scan model.
-
         Args:
-            dim (int): The dimension along which to perform the scan operation.
+            dim (int): the dimension the running sum walks along.
         """
         super(Model, self).__init__()
         self.dim = dim
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """
-        Forward pass for the Scan model, computing the cumulative sum along the specified dimension.
-
         Args:
-            x (torch.Tensor): Input tensor of shape (batch_size, *input_shape).
+            x (torch.Tensor): shape (batch_size, *input_shape).
 
         Returns:
-            torch.Tensor: Tensor of the same shape as `x` after applying cumulative sum along `dim`.
+            torch.Tensor: same shape as x, the running sums along self.dim.
         """
         return torch.cumsum(x, dim=self.dim)
 

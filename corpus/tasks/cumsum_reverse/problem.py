@@ -4,10 +4,10 @@ import torch.nn as nn
 
 class Model(nn.Module):
     """
-    A model that performs a reverse cumulative sum operation along a specified dimension.
+    Right-to-left (suffix) cumulative sum along one dimension, computed as flip, scan, flip.
 
     Parameters:
-        dim (int): The dimension along which to perform the reverse cumulative sum.
+        dim (int): the dimension to scan along.
     """
 
     def __init__(self, dim: int):
@@ -19,10 +19,10 @@ class Model(nn.Module):
         Suffix sums along dim: out[..., i] = sum of x[..., i:].
 
         Args:
-            x (torch.Tensor): Input tensor of shape (batch_size, *input_shape).
+            x (torch.Tensor): shape (batch_size, *input_shape).
 
         Returns:
-            torch.Tensor: Tensor of the same shape as `x`.
+            torch.Tensor: same shape as x.
         """
         return torch.cumsum(x.flip(self.dim), dim=self.dim).flip(self.dim)
 

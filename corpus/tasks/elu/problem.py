@@ -5,25 +5,22 @@ import torch.nn.functional as F
 
 class Model(nn.Module):
     """
-    Simple model that performs an ELU activation.
+    Exponential linear unit (ELU), elementwise, with a configurable alpha.
     """
 
     def __init__(self, alpha: float = 1.0):
         """
-        Initializes the ELU model.
-
         Args:
-            alpha (float, optional): The alpha parameter for the ELU function. Defaults to 1.0.
+            alpha (float, optional): scale of the negative branch; the output tends to -alpha
+                as x goes to -inf. Defaults to 1.0.
         """
         super(Model, self).__init__()
         self.alpha = alpha
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """
-        Applies ELU activation to the input tensor.
-
         Args:
-            x (torch.Tensor): Input tensor of shape (batch_size, dim).
+            x (torch.Tensor): any shape, here (batch_size, dim).
 
         Returns:
             torch.Tensor: x > 0 ? x : alpha * (exp(x) - 1), same shape as input.
@@ -41,4 +38,4 @@ def get_inputs():
 
 
 def get_init_inputs():
-    return [1.0]  # Provide alpha value for initialization
+    return [1.0]  # alpha

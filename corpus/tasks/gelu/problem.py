@@ -4,7 +4,7 @@ import torch.nn as nn
 
 class Model(nn.Module):
     """
-    Simple model that performs a GELU activation (exact erf form, nn.GELU() default).
+    GELU in its exact erf form (nn.GELU()'s default), elementwise.
     """
 
     def __init__(self):
@@ -13,10 +13,8 @@ class Model(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """
-        Applies GELU activation to the input tensor.
-
         Args:
-            x (torch.Tensor): Input tensor of shape (batch_size, dim).
+            x (torch.Tensor): any shape, here (batch_size, dim).
 
         Returns:
             torch.Tensor: 0.5 * x * (1 + erf(x / sqrt(2))), same shape as input.
@@ -34,4 +32,4 @@ def get_inputs():
 
 
 def get_init_inputs():
-    return []  # No special initialization inputs needed
+    return []  # nothing to configure

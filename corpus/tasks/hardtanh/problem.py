@@ -5,7 +5,7 @@ import torch.nn.functional as F
 
 class Model(nn.Module):
     """
-    Simple model that performs a HardTanh activation.
+    HardTanh, elementwise: every value is clipped into [-1, 1].
     """
 
     def __init__(self):
@@ -13,10 +13,8 @@ class Model(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """
-        Applies HardTanh activation to the input tensor.
-
         Args:
-            x (torch.Tensor): Input tensor of shape (batch_size, dim).
+            x (torch.Tensor): any shape, here (batch_size, dim).
 
         Returns:
             torch.Tensor: x clamped to [-1, 1], same shape as input.
@@ -34,4 +32,4 @@ def get_inputs():
 
 
 def get_init_inputs():
-    return []  # No special initialization inputs needed
+    return []  # nothing to configure

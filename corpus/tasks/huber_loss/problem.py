@@ -4,10 +4,8 @@ import torch.nn as nn
 
 class Model(nn.Module):
     """
-    A model that computes Smooth L1 (Huber) Loss for regression tasks.
-
-    Parameters:
-        None
+    Smooth L1 (Huber) loss with beta = 1, averaged over all elements: for d = predictions -
+    targets, each element contributes 0.5 * d^2 where |d| < 1 and |d| - 0.5 elsewhere.
     """
 
     def __init__(self):

@@ -4,10 +4,8 @@ import torch.nn as nn
 
 class Model(nn.Module):
     """
-    A model that computes Kullback-Leibler Divergence for comparing two distributions.
-
-    Parameters:
-        None
+    KL(targets || predictions) for two batches of probability rows, summed over the elements
+    and divided by the batch size (reduction='batchmean').
     """
 
     def __init__(self):

@@ -4,13 +4,12 @@ import torch.nn as nn
 
 class Model(nn.Module):
     """
-    Simple model that performs Layer Normalization over the last dimension.
+    LayerNorm of every row over its last dimension, followed by the elementwise affine step
+    (weight, bias).
     """
 
     def __init__(self, normalized_dim: int):
         """
-        Initializes the LayerNorm layer.
-
         Args:
             normalized_dim (int): Size of the last dimension (the normalized one).
         """
@@ -24,13 +23,12 @@ class Model(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """
-        Applies Layer Normalization to the input tensor.
-
         Args:
-            x (torch.Tensor): Input tensor of shape (batch_size, normalized_dim).
+            x (torch.Tensor): shape (batch_size, normalized_dim).
 
         Returns:
-            torch.Tensor: Output tensor with Layer Normalization applied, same shape as input.
+            torch.Tensor: (x - mean) / sqrt(var + eps) * weight + bias per row, with the biased
+            variance and eps = 1e-5; same shape as x.
         """
         return self.ln(x)
 

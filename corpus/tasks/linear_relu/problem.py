@@ -4,7 +4,7 @@ import torch.nn as nn
 
 class Model(nn.Module):
     """
-    Simple model that performs a linear layer (GEMM + bias) followed by ReLU.
+    nn.Linear (x W^T + b) followed by ReLU.
     """
 
     def __init__(self, in_features: int, out_features: int):
@@ -14,7 +14,7 @@ class Model(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """
         Args:
-            x (torch.Tensor): Input tensor of shape (batch_size, in_features).
+            x (torch.Tensor): shape (batch_size, in_features).
 
         Returns:
             torch.Tensor: relu(x @ W^T + b), shape (batch_size, out_features).

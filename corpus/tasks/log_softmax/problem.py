@@ -4,7 +4,7 @@ import torch.nn as nn
 
 class Model(nn.Module):
     """
-    Simple model that performs a LogSoftmax activation.
+    Log-softmax along dim 1 (the default) of a (batch, dim) tensor.
     """
 
     def __init__(self, dim: int = 1):
@@ -13,13 +13,11 @@ class Model(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """
-        Applies LogSoftmax activation to the input tensor.
-
         Args:
-            x (torch.Tensor): Input tensor of shape (batch_size, dim).
+            x (torch.Tensor): shape (batch_size, dim).
 
         Returns:
-            torch.Tensor: Output tensor with LogSoftmax applied over dim 1, same shape as input.
+            torch.Tensor: x - logsumexp(x) along self.dim (dim 1 here), same shape as x.
         """
         return torch.log_softmax(x, dim=self.dim)
 
@@ -34,4 +32,4 @@ def get_inputs():
 
 
 def get_init_inputs():
-    return []  # No special initialization inputs needed
+    return []  # nothing to configure

@@ -4,7 +4,7 @@ import torch.nn as nn
 
 class Model(nn.Module):
     """
-    Simple model that performs a single square matrix multiplication (C = A * B).
+    One dense product of two square N x N matrices: C = A @ B.
     """
 
     def __init__(self):
@@ -12,14 +12,12 @@ class Model(nn.Module):
 
     def forward(self, A: torch.Tensor, B: torch.Tensor) -> torch.Tensor:
         """
-        Performs the matrix multiplication.
-
         Args:
-            A (torch.Tensor): Input matrix A of shape (N, N).
-            B (torch.Tensor): Input matrix B of shape (N, N).
+            A (torch.Tensor): left factor, shape (N, N).
+            B (torch.Tensor): right factor, shape (N, N).
 
         Returns:
-            torch.Tensor: Output matrix C of shape (N, N).
+            torch.Tensor: C = A @ B, shape (N, N).
         """
         return torch.matmul(A, B)
 
@@ -34,4 +32,4 @@ def get_inputs():
 
 
 def get_init_inputs():
-    return []  # No special initialization inputs needed
+    return []  # the model has no constructor arguments

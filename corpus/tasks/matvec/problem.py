@@ -4,7 +4,7 @@ import torch.nn as nn
 
 class Model(nn.Module):
     """
-    Simple model that performs matrix-vector multiplication (C = A * B).
+    A matrix times a column vector: C = A @ B with B stored as a (K, 1) matrix.
     """
 
     def __init__(self):
@@ -12,14 +12,12 @@ class Model(nn.Module):
 
     def forward(self, A: torch.Tensor, B: torch.Tensor) -> torch.Tensor:
         """
-        Performs matrix-vector multiplication.
-
         Args:
-            A (torch.Tensor): Input matrix of shape (M, K).
-            B (torch.Tensor): Input vector of shape (K, 1).
+            A (torch.Tensor): matrix, shape (M, K).
+            B (torch.Tensor): column vector, shape (K, 1).
 
         Returns:
-            torch.Tensor: Output vector of shape (M, 1).
+            torch.Tensor: column vector A @ B, shape (M, 1).
         """
         return torch.matmul(A, B)
 
@@ -35,4 +33,4 @@ def get_inputs():
 
 
 def get_init_inputs():
-    return []  # No special initialization inputs needed
+    return []  # the model has no constructor arguments

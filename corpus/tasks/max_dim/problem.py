@@ -4,28 +4,25 @@ import torch.nn as nn
 
 class Model(nn.Module):
     """
-    Simple model that performs Max reduction over a specific dimension.
+    Largest value along one dimension (the values of torch.max, not the indices); that
+    dimension is removed.
     """
 
     def __init__(self, dim: int):
         """
-        Initializes the model with the dimension to reduce over.
-
         Args:
-            dim (int): The dimension to reduce over.
+            dim (int): index of the dimension the maximum is taken over.
         """
         super(Model, self).__init__()
         self.dim = dim
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """
-        Applies Max reduction over the specified dimension to the input tensor.
-
         Args:
-            x (torch.Tensor): Input tensor of shape (batch_size, dim1, dim2).
+            x (torch.Tensor): any shape, here (batch_size, dim1, dim2).
 
         Returns:
-            torch.Tensor: Output tensor after Max reduction over dim, shape (batch_size, dim2).
+            torch.Tensor: the maximum along self.dim, here of shape (batch_size, dim2).
         """
         return torch.max(x, dim=self.dim)[0]
 

@@ -4,29 +4,27 @@ import torch.nn as nn
 
 class Model(nn.Module):
     """
-    Simple model that performs Max Pooling 2D.
+    Two-dimensional max pooling, without padding, over the last two axes of a (batch, channels,
+    height, width) tensor.
     """
 
     def __init__(self, kernel_size: int, stride: int):
         """
-        Initializes the Max Pooling 2D layer.
-
         Args:
-            kernel_size (int): Size of the pooling window.
-            stride (int): Stride of the pooling window.
+            kernel_size (int): side of the square window.
+            stride (int): step between window origins, in both directions.
         """
         super(Model, self).__init__()
         self.maxpool = nn.MaxPool2d(kernel_size=kernel_size, stride=stride)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """
-        Applies Max Pooling 2D to the input tensor.
-
         Args:
-            x (torch.Tensor): Input tensor of shape (batch_size, channels, height, width).
+            x (torch.Tensor): shape (batch_size, channels, height, width).
 
         Returns:
-            torch.Tensor: Output tensor of shape (batch_size, channels, pooled_height, pooled_width).
+            torch.Tensor: shape (batch_size, channels, (height - kernel_size) // stride + 1,
+            (width - kernel_size) // stride + 1).
         """
         return self.maxpool(x)
 

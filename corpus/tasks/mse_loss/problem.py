@@ -4,10 +4,8 @@ import torch.nn as nn
 
 class Model(nn.Module):
     """
-    A model that computes the Mean Squared Error loss for regression tasks.
-
-    Parameters:
-        None
+    Mean squared error: the squared difference of predictions and targets, averaged over every
+    element.
     """
 
     def __init__(self):

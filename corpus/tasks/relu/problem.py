@@ -4,7 +4,7 @@ import torch.nn as nn
 
 class Model(nn.Module):
     """
-    Simple model that performs a ReLU activation.
+    Rectified linear unit, elementwise: max(x, 0).
     """
 
     def __init__(self):
@@ -12,13 +12,11 @@ class Model(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """
-        Applies ReLU activation to the input tensor.
-
         Args:
-            x (torch.Tensor): Input tensor of shape (batch_size, dim).
+            x (torch.Tensor): any shape, here (batch_size, dim).
 
         Returns:
-            torch.Tensor: Output tensor with ReLU applied, same shape as input.
+            torch.Tensor: max(x, 0), same shape as x.
         """
         return torch.relu(x)
 
@@ -33,4 +31,4 @@ def get_inputs():
 
 
 def get_init_inputs():
-    return []  # No special initialization inputs needed
+    return []  # nothing to configure

@@ -4,16 +4,15 @@ import torch.nn as nn
 
 class Model(nn.Module):
     """
-    Simple model that performs RMS Normalization over the feature dimension.
+    Root-mean-square normalisation over dim 1 (the features), with no learned scale or shift.
     """
 
     def __init__(self, num_features: int, eps: float = 1e-5):
         """
-        Initializes the RMSNorm layer.
-
         Args:
-            num_features (int): Number of features in the input tensor.
-            eps (float, optional): A small value added to the denominator to avoid division by zero.
+            num_features (int): size of dim 1, over which the mean square is taken.
+            eps (float, optional): added to the mean square before the square root. Defaults
+                to 1e-5.
         """
         super(Model, self).__init__()
         self.num_features = num_features
@@ -21,18 +20,16 @@ class Model(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """
-        Applies RMS Normalization to the input tensor.
-
         Args:
-            x (torch.Tensor): Input tensor of shape (batch_size, num_features, *).
+            x (torch.Tensor): shape (batch_size, num_features, *).
 
         Returns:
-            torch.Tensor: Output tensor with RMS Normalization applied, same shape as input.
+            torch.Tensor: x / sqrt(mean(x^2 over dim 1) + eps), same shape as x.
         """
-        # Calculate the RMS along the feature dimension
+        # root mean square over dim 1, kept as a size-1 dim so it broadcasts
         rms = torch.sqrt(torch.mean(x ** 2, dim=1, keepdim=True) + self.eps)
 
-        # Normalize the input by dividing by the RMS
+        # every element divided by the RMS of its feature vector
         return x / rms
 
 

@@ -4,7 +4,7 @@ import torch.nn as nn
 
 class Model(nn.Module):
     """
-    Simple model that performs a Swish / SiLU activation, x * sigmoid(x), on a float16 tensor.
+    SiLU (Swish), x * sigmoid(x), elementwise on a float16 tensor.
     """
 
     def __init__(self):
@@ -12,10 +12,8 @@ class Model(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """
-        Applies SiLU to the input tensor.
-
         Args:
-            x (torch.Tensor): float16 input tensor of shape (batch_size, dim).
+            x (torch.Tensor): float16, shape (batch_size, dim).
 
         Returns:
             torch.Tensor: x * sigmoid(x), same shape and dtype as the input.
@@ -37,4 +35,4 @@ def get_inputs():
 
 
 def get_init_inputs():
-    return []  # No special initialization inputs needed
+    return []  # the module has no constructor arguments

@@ -4,7 +4,8 @@ import torch.nn as nn
 
 class Model(nn.Module):
     """
-    Simple model that performs a Softmax activation.
+    Softmax along dim 1 of a (batch, features) tensor: every row becomes a probability
+    distribution.
     """
 
     def __init__(self):
@@ -12,13 +13,11 @@ class Model(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """
-        Applies Softmax activation to the input tensor.
-
         Args:
-            x (torch.Tensor): Input tensor of shape (batch_size, num_features).
+            x (torch.Tensor): shape (batch_size, num_features).
 
         Returns:
-            torch.Tensor: Output tensor with Softmax applied over dim 1, same shape as input.
+            torch.Tensor: exp(x) / sum(exp(x)) along dim 1, same shape as x.
         """
         return torch.softmax(x, dim=1)
 
@@ -33,4 +32,4 @@ def get_inputs():
 
 
 def get_init_inputs():
-    return []  # No special initialization inputs needed
+    return []  # nothing to configure

@@ -4,7 +4,7 @@ import torch.nn as nn
 
 class Model(nn.Module):
     """
-    Simple model that performs a Softplus activation.
+    Softplus, elementwise (beta = 1, threshold = 20): a smooth version of ReLU.
     """
 
     def __init__(self):
@@ -12,10 +12,8 @@ class Model(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """
-        Applies Softplus activation to the input tensor.
-
         Args:
-            x (torch.Tensor): Input tensor of shape (batch_size, dim).
+            x (torch.Tensor): any shape, here (batch_size, dim).
 
         Returns:
             torch.Tensor: log(1 + exp(x)) (x itself above threshold 20), same shape as input.
@@ -33,4 +31,4 @@ def get_inputs():
 
 
 def get_init_inputs():
-    return []  # No special initialization inputs needed
+    return []  # nothing to configure

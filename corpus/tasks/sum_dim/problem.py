@@ -4,28 +4,24 @@ import torch.nn as nn
 
 class Model(nn.Module):
     """
-    Simple model that performs sum reduction over a specified dimension.
+    Sum over one dimension, which stays in the result with size 1.
     """
 
     def __init__(self, dim: int):
         """
-        Initializes the model with the dimension to reduce over.
-
         Args:
-            dim (int): Dimension to reduce over.
+            dim (int): index of the dimension that is summed.
         """
         super(Model, self).__init__()
         self.dim = dim
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """
-        Applies sum reduction over the specified dimension.
-
         Args:
-            x (torch.Tensor): Input tensor of shape (batch_size, dim1, dim2).
+            x (torch.Tensor): any shape, here (batch_size, dim1, dim2).
 
         Returns:
-            torch.Tensor: Output tensor after sum reduction, shape (batch_size, 1, dim2).
+            torch.Tensor: the sums, shape (batch_size, 1, dim2) for dim = 1.
         """
         return torch.sum(x, dim=self.dim, keepdim=True)
 
