@@ -81,6 +81,16 @@ BundleSummary write_gpu_bundle(const corpus::Corpus& corpus, const std::vector<o
     if (std::none_of(chosen.begin(), chosen.end(), [&](const Chosen& c) { return c.id == id; }))
       throw std::runtime_error(matrix.string() + ": no witnessed mutant " + id + " (--mutant)");
 
+  // Before anything is built: calibrate.py's replica passes tensors only.
+  for (const auto& [kid, ids] : ids_by_kernel) {
+    const corpus::Kernel* k = corpus.find_kernel(kid);
+    const corpus::Task* task = k ? corpus.find_task(k->task) : nullptr;
+    if (task && !task->constants.empty())
+      throw std::runtime_error("task " + task->name + " passes numbers among Model.forward's arguments (\"" +
+                               task->constants.front().name +
+                               "\"); calibrate.py's replica takes tensors only: name other tasks' mutants with --mutant");
+  }
+
   // 2. The mutants' texts (the mutation pipeline, from the NVRTC cache) and their builds.
   std::map<std::string, const corpus::Kernel*> kernel_of;
   for (const auto& k : corpus.kernels)
@@ -109,10 +119,6 @@ BundleSummary write_gpu_bundle(const corpus::Corpus& corpus, const std::vector<o
     if (kernel_of.count(kid)) task_names.insert(kernel_of.at(kid)->task);
   for (const auto& task : corpus.tasks) {
     if (!task_names.count(task.name)) continue;
-    if (!task.constants.empty())
-      throw std::runtime_error("task " + task.name + " passes numbers among Model.forward's arguments (\"" +
-                               task.constants.front().name +
-                               "\"); calibrate.py's replica takes tensors only: leave its kernels out of the bundle");
     json t = {{"problem", "problems/" + task.name + ".py"}, {"inputs", json::array()}, {"checks", json::object()}};
     for (const auto& in : task.inputs) t["inputs"].push_back(in.name);
     write_text(options.out / "problems" / (task.name + ".py"), read_file(task.problem_py).value_or(""));

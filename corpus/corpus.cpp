@@ -343,6 +343,8 @@ void parse_inputs(Ctx& ctx, const json& j, Task& t, const std::set<std::string>&
       if (!v.is_number() || (v.is_number_float() && !std::isfinite(v.get<double>())))
         ctx.error(JsonLocator::child(p, "value"), what + ": \"value\" must be a finite number, not " + json_type(v),
                   "a constant forward argument is a number, as get_inputs() passes it");
+      else if (v.is_number_integer() && std::fabs(v.get<double>()) > 9007199254740992.0)
+        ctx.error(JsonLocator::child(p, "value"), what + ": integer \"value\" beyond 2^53 (a double holds it inexactly)");
       else {
         c.integer = v.is_number_integer();
         c.value = v.get<double>();

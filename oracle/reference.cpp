@@ -151,11 +151,22 @@ std::vector<at::Tensor> Reference::forward(const std::vector<at::Tensor>& inputs
       at::Tensor a = t.to(on);
       args.emplace_back(a.is_floating_point() ? a.to(precision) : a);
     }
-    // The numbers get_inputs() passes on every call, as Python numbers (a float stays a float
-    // in the float64 run too: Python has no other).
-    for (const auto& c : impl_->constants) {  // sorted by position
-      const auto at = args.begin() + static_cast<std::ptrdiff_t>(std::min(c.position, args.size()));
-      args.insert(at, c.integer ? c10::IValue(static_cast<int64_t>(c.value)) : c10::IValue(c.value));
+    // The numbers get_inputs() passes on every call, as Python would pass them to the scripted
+    // forward: by the type its argument has there (an int to a `float` parameter is a float; an
+    // unannotated parameter is a Tensor to TorchScript, so a 0-dim one, which ATen promotes as it
+    // does a Python number); a float stays a float in the float64 run too.
+    if (!impl_->constants.empty()) {
+      const auto& params = m.get_method("forward").function().getSchema().arguments();
+      for (const auto& c : impl_->constants) {  // sorted by position
+        const std::size_t slot = 1 + c.position;  // 0 is self
+        const c10::TypeKind kind = slot < params.size() ? params[slot].type()->kind() : c10::TypeKind::NumberType;
+        c10::IValue v = c.integer ? c10::IValue(static_cast<int64_t>(c.value)) : c10::IValue(c.value);
+        if (kind == c10::TypeKind::FloatType) v = c10::IValue(c.value);
+        else if (kind == c10::TypeKind::TensorType)
+          v = c10::IValue(at::scalar_tensor(c.value, at::TensorOptions(c.integer ? at::kLong : at::kDouble).device(on)));
+        const auto where = args.begin() + static_cast<std::ptrdiff_t>(std::min(c.position, args.size()));
+        args.insert(where, std::move(v));
+      }
     }
     c10::IValue result = m.forward(args);
     args.clear();
@@ -418,6 +429,11 @@ std::string ReferenceStore::cache_key(const corpus::Task& task,
   hash_field(h, read_bytes(script_, script_, "the export script"));
   hash_field(h, init_args_json(task, init_values).dump());
   hash_field(h, example_inputs_json(task, init_values).dump());
+  if (!task.constants.empty()) {  // a field of their own (the example inputs may be left out)
+    json constants = json::array();
+    for (const auto& c : task.constants) constants.push_back({c.position, c.value, c.integer});
+    hash_field(h, constants.dump());
+  }
   hash_field(h, torch_version_locked());
   return h.hex_digest();
 }

@@ -7,9 +7,9 @@ usage: export_reference.py PROBLEM_PY INIT_ARGS_JSON OUTPUT_PT [--example-inputs
   INIT_ARGS_JSON   the Model.__init__ arguments as a JSON list, e.g. '[1024, 1e-05]'
   OUTPUT_PT        where to write the TorchScript file (written to a temporary file in the same
                    folder, then renamed: readers never see a half-written file)
-  --example-inputs JSON list of {"shape": [...], "dtype": "float32"|"float16"|"bfloat16"|"int64"}, or
-                   {"value": number} for a number argument, used only if torch.jit.script fails and
-                   the Model has to be traced instead
+  --example-inputs JSON list of {"shape": [...], "dtype": "float32"|"float16"|"bfloat16"|"int64"}, used
+                   only if torch.jit.script fails and the Model has to be traced instead; a
+                   {"value": number} entry (a number argument) refuses the trace
 
 The Model is built with torch.manual_seed(0) just before construction so that its parameters are
 the same on every run, then put in eval() mode. On success one line of JSON goes to stdout:
@@ -105,9 +105,6 @@ def load_problem(problem):
 def example_tensors(torch, spec):
     out = []
     for i, item in enumerate(spec):
-        if "value" in item:  # a number Model.forward takes (get_inputs() passes the same one each call)
-            out.append(item["value"])
-            continue
         try:
             shape = [int(s) for s in item["shape"]]
             dtype = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16,
@@ -145,6 +142,11 @@ def export(problem, init_args, output, example_spec):
         script_error = e
         script_tb = traceback.format_exc()
     if script_error is not None:
+        if example_spec is not None and any("value" in item for item in example_spec):
+            # A trace would bake the number into the graph and take only the tensors.
+            raise ExportError(f"torch.jit.script failed ({describe(script_error)}) and a Model whose forward "
+                              "takes numbers cannot be traced: make it scriptable",
+                              problem_line(script_error, problem), script_tb)
         if example_spec is None:
             raise ExportError(f"torch.jit.script failed: {describe(script_error)}",
                               problem_line(script_error, problem), script_tb)

@@ -378,6 +378,10 @@ class Problem:
         if isinstance(c, (int, float)) and not isinstance(c, bool):
             if isinstance(c, float) and not math.isfinite(c):
                 raise Unsupported(self.path, node, "get_inputs", f"input `{name}` is {c}, not a finite number")
+            if isinstance(c, int) and abs(c) > 1 << 53:
+                raise Unsupported(self.path, node, "get_inputs", f"input `{name}` = {c} does not fit a double exactly")
+            if isinstance(node, ast.Name):
+                self.constant_sources[node.id] = node  # checked against the dims once all inputs are read
             return {"name": name, "value": c}
         spec = {"name": name, "dtype": "float32", "shape": [], "domain": "real"}
         chain = []
@@ -471,7 +475,13 @@ class Problem:
         if len(exprs) != len(self.forward_params):
             raise Unsupported(self.path, fn, "get_inputs",
                               f"get_inputs() returns {len(exprs)} tensors but Model.forward takes {len(self.forward_params)}")
-        return [self._input(n, e) for n, e in zip(self.forward_params, exprs)]
+        self.constant_sources = {}
+        out = [self._input(n, e) for n, e in zip(self.forward_params, exprs)]
+        for dim, node in self.constant_sources.items():
+            if dim in self.dims:  # `return [torch.randn(N), N]`: the number would not follow the shape
+                raise Unsupported(self.path, node, "get_inputs", f"`{dim}` is passed as a number and is a dim of an input",
+                                  "kaudit keeps numbers among the inputs fixed while presets change the dims")
+        return out
 
     def _init_inputs(self):
         fn = find_function(self.module, "get_init_inputs")
@@ -571,6 +581,7 @@ class Solution:
         self.text = text
         self.problem = problem
         self.task = task
+        self.task_is_new = True  # the importer sets it: False when binding to an existing task.json
         self.module = ast.parse(text, filename=path)
         self.consts = Consts(path, text)
         self.consts.collect(self.module)
@@ -875,7 +886,17 @@ class Solution:
             if v[0] == "dim":
                 seen = {a.get(v[1]) for a in list(self.task["presets"].values()) + list(self.task["odd_shapes"])}
                 if len(seen) == 1 and None not in seen:
-                    return seen.pop()
+                    fixed = seen.pop()
+                    # Decided here, so the task must not let it vary: pinned in a new task's
+                    # task.json, required pinned in an existing one.
+                    dim = self.task["dims"].setdefault(v[1], {})
+                    if self.task_is_new:
+                        dim["min"] = dim["max"] = fixed
+                    elif not (dim.get("min") == fixed and dim.get("max") == fixed):
+                        raise self.err(node, v[1], f"`{src_of(self.text, node)}` decides what forward does, "
+                                       f"but task.json lets dim `{v[1]}` vary",
+                                       f"pin it in task.json: \"{v[1]}\": {{\"min\": {fixed}, \"max\": {fixed}}}")
+                    return fixed
             return None
 
         def from_extension(v):
@@ -1228,7 +1249,9 @@ def main():
             task = problem.task_json(name)
             new_task = task
         current = a.solution
-        kernel = Solution(a.solution, stext, problem, task).analyse()
+        solution = Solution(a.solution, stext, problem, task)
+        solution.task_is_new = new_task is not None
+        kernel = solution.analyse()
         out = {"ok": True, "task": new_task, "task_name": name,
                "problem_sha256": hashlib.sha256(ptext.encode()).hexdigest(),
                "solution_sha256": hashlib.sha256(stext.encode()).hexdigest(),

@@ -55,7 +55,7 @@ def solution(problem_text, kernel_source, kernel, task, name):
             args.append("self." + a[len("param:"):])
         elif a.startswith("dim:"):
             dim = a[len("dim:"):]
-            where = next(((i, axis) for i, x in enumerate(inputs) for axis, s in enumerate(x["shape"]) if s == dim), None)
+            where = next(((i, axis) for i, x in enumerate(inputs) for axis, s in enumerate(x.get("shape", [])) if s == dim), None)
             if where is not None:
                 args.append(f"{forward_params[where[0]]}.size({where[1]})")
             elif dim in init_inputs and init_inputs.index(dim) < len(init_params):

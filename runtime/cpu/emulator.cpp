@@ -560,28 +560,48 @@ bool BlockScheduler::try_complete_warp(int warp, std::string& divergence) {
   needed_[warp] = 0;
   FiberThread* lanes[32] = {};
   for (std::size_t l = 0; l < count; ++l) lanes[l] = threads_[first + l].get();
-  std::uint64_t ballot = 0, sum = 0, mn = 0, mx = 0, band = ~0ull, bor = 0, bxor = 0;
-  bool any = false, all = true, firstv = true;
-  for (int l = 0; l < 32; ++l) {
-    if (!(waiting & (1u << l))) continue;
-    const FiberThread& t = *lanes[l];
-    const std::uint64_t v = t.value;
-    if (v & 0xffffffffull) ballot |= 1ull << l;
-    any |= v != 0;
-    all &= v != 0;
-    sum += v;
-    band &= v;
-    bor |= v;
-    bxor ^= v;
-    const bool less = t.is_signed ? (std::int64_t)v < (std::int64_t)mn : v < mn;
-    const bool more = t.is_signed ? (std::int64_t)v > (std::int64_t)mx : v > mx;
-    if (firstv || less) mn = v;
-    if (firstv || more) mx = v;
-    firstv = false;
-  }
+  // Votes and reductions combine the lanes a lane's own mask names (a collective with a partial
+  // mask, such as a cooperative-groups tile's, sees only those lanes, as on the GPU); lanes with the
+  // same mask share one pass.
+  struct Combined {
+    std::uint64_t ballot = 0, sum = 0, mn = 0, mx = 0, band = ~0ull, bor = 0, bxor = 0;
+    bool any = false, all = true;
+  };
+  const auto combine = [&](unsigned set) {
+    Combined c;
+    bool firstv = true;
+    for (int l = 0; l < 32; ++l) {
+      if (!(set & (1u << l))) continue;
+      const FiberThread& t = *lanes[l];
+      const std::uint64_t v = t.value;
+      if (v & 0xffffffffull) c.ballot |= 1ull << l;
+      c.any |= v != 0;
+      c.all &= v != 0;
+      c.sum += v;
+      c.band &= v;
+      c.bor |= v;
+      c.bxor ^= v;
+      const bool less = t.is_signed ? (std::int64_t)v < (std::int64_t)c.mn : v < c.mn;
+      const bool more = t.is_signed ? (std::int64_t)v > (std::int64_t)c.mx : v > c.mx;
+      if (firstv || less) c.mn = v;
+      if (firstv || more) c.mx = v;
+      firstv = false;
+    }
+    return c;
+  };
+  Combined combined;
+  unsigned combined_set = 0;
+  bool have_combined = false;
   for (int l = 0; l < 32; ++l) {
     if (!(waiting & (1u << l))) continue;
     FiberThread& t = *lanes[l];
+    const unsigned set = t.mask & waiting;
+    if (!have_combined || set != combined_set) {
+      combined = combine(set);
+      combined_set = set;
+      have_combined = true;
+    }
+    const Combined& c = combined;
     switch (t.op) {
       case WarpOp::ShflIdx: case WarpOp::ShflUp: case WarpOp::ShflDown: case WarpOp::ShflXor: {
         bool valid = false;
@@ -589,15 +609,15 @@ bool BlockScheduler::try_complete_warp(int warp, std::string& divergence) {
         t.result = (valid && (waiting & (1u << src))) ? lanes[src]->value : t.value;
         break;
       }
-      case WarpOp::Ballot: t.result = ballot; break;
-      case WarpOp::Any: t.result = any; break;
-      case WarpOp::All: t.result = all; break;
-      case WarpOp::ReduceAdd: t.result = sum; break;
-      case WarpOp::ReduceMin: t.result = mn; break;
-      case WarpOp::ReduceMax: t.result = mx; break;
-      case WarpOp::ReduceAnd: t.result = band; break;
-      case WarpOp::ReduceOr: t.result = bor; break;
-      case WarpOp::ReduceXor: t.result = bxor; break;
+      case WarpOp::Ballot: t.result = c.ballot; break;
+      case WarpOp::Any: t.result = c.any; break;
+      case WarpOp::All: t.result = c.all; break;
+      case WarpOp::ReduceAdd: t.result = c.sum; break;
+      case WarpOp::ReduceMin: t.result = c.mn; break;
+      case WarpOp::ReduceMax: t.result = c.mx; break;
+      case WarpOp::ReduceAnd: t.result = c.band; break;
+      case WarpOp::ReduceOr: t.result = c.bor; break;
+      case WarpOp::ReduceXor: t.result = c.bxor; break;
       case WarpOp::Sync: t.result = 0; break;
     }
   }

@@ -131,7 +131,9 @@ std::string gpu_source(std::string_view kernel_text, std::string_view file, std:
      << "#define kaudit_active_mutant kaudit_active_mutant_h\n#endif\n"
      << "#line 1 \"" << file << "\"\n"
      << kernel_text << "\n#line 1 \"<kaudit gpu entry>\"\n#include \"kaudit_gpu_entry.h\"\n"
-     << "KAUDIT_GPU_ENTRY(" << entry << ", " << lib << ")\n";
+     // Qualified from the global namespace, as the CPU build's shim does (runtime/cpu/lower.cpp):
+     // an entry named `forward` next to `using namespace std` is then the file's own function.
+     << "KAUDIT_GPU_ENTRY(" << (entry.rfind("::", 0) == 0 ? "" : "::") << entry << ", " << lib << ")\n";
   return os.str();
 }
 

@@ -267,12 +267,13 @@ TEST_F(ReferenceTest, OutputsAreNormalisedAndIntegerBuffersKept) {
   }
 }
 
-// Numbers among forward's arguments (task.json {"name", "value"}): passed at their positions, a
-// float as a Python float and an integer as a Python int, in both precisions; the key has them.
+// Numbers among forward's arguments (task.json {"name", "value"}): passed at their positions, each
+// as the scripted forward types its parameter (an int literal to a `float` parameter as a float,
+// to an unannotated one as a 0-dim tensor), in both precisions; the key has them.
 TEST_F(ReferenceTest, ConstantArgumentsArePassedWhereForwardTakesThem) {
   corpus::Task t = load_task_at(kFixtures / "oracle/scaled_by_constant");
   ASSERT_EQ(t.inputs.size(), 1u);
-  ASSERT_EQ(t.constants.size(), 2u);
+  ASSERT_EQ(t.constants.size(), 4u);
   ReferenceStore store(cache_, kScript);
   Reference ref = store.load(t, std::vector<double>{});
   const at::Tensor x = at::tensor({1.0, -2.0, 3.5, 0.25, 8.0, -1.0}, at::kFloat);
@@ -280,7 +281,7 @@ TEST_F(ReferenceTest, ConstantArgumentsArePassedWhereForwardTakesThem) {
     const auto out = ref.forward({x}, prec);
     ASSERT_EQ(out.size(), 1u);
     EXPECT_EQ(out[0].scalar_type(), prec);
-    EXPECT_TRUE(at::equal(out[0], (x.to(at::kDouble) * 0.5 + 3).to(prec))) << out[0];
+    EXPECT_TRUE(at::equal(out[0], (x.to(at::kDouble) * 0.5 + 3 + 3).to(prec))) << out[0];
   }
   const std::string key = ref.key();
   t.constants[0].value = 0.25;

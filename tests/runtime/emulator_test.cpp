@@ -796,7 +796,8 @@ __global__ void k(const float* x, float* out) {
   __shared__ float s[96];
   const int t = block.thread_rank();
   const float v = x[blockIdx.x * 96 + t];
-  float* o = out + (blockIdx.x * 96 + t) * 8;
+  cg::thread_block_tile<4> quad = cg::tiled_partition<4>(warp);
+  float* o = out + (blockIdx.x * 96 + t) * 10;
   o[0] = cg::reduce(half, v, cg::plus<float>());
   o[1] = cg::reduce(warp, v, cg::greater<float>());
   o[2] = warp.shfl_down(v, 1);
@@ -804,12 +805,14 @@ __global__ void k(const float* x, float* out) {
   o[4] = (float)half.ballot(v > 0);
   o[5] = half.meta_group_rank() * 100 + half.thread_rank();
   o[6] = warp.any(v > 40) + 2 * warp.all(v > -50);
+  o[8] = half.any(v > 42) + 2 * half.all(v > -47);  // the two halves of a warp differ here
+  o[9] = quad.meta_group_rank() * 100 + quad.meta_group_size();  // counted within its warp
   s[t] = v;
-  block.sync();
+  cg::sync(block);
   o[7] = s[(t + 1) % 96];
 }
 torch::Tensor run(torch::Tensor x) {
-  auto out = torch::empty({x.size(0), 8}, x.options());
+  auto out = torch::empty({x.size(0), 10}, x.options());
   k<<<x.size(0) / 96, 96>>>(x.data_ptr<float>(), out.data_ptr<float>());
   return out;
 }
@@ -825,10 +828,12 @@ torch::Tensor run(torch::Tensor x) {
   for (int i = 0; i < 192; ++i) {
     const int b = i / 96, t = i % 96, lane = t % 32, h0 = b * 96 + t / 16 * 16, w0 = b * 96 + t / 32 * 32;
     float sum16 = 0, max32 = -1e9f, ballot = 0;
-    bool any = false, all = true;
+    bool any = false, all = true, any16 = false, all16 = true;
     for (int j = 0; j < 16; ++j) {
       sum16 += xs[h0 + j];
       if (xs[h0 + j] > 0) ballot += float(1u << j);
+      any16 = any16 || xs[h0 + j] > 42;
+      all16 = all16 && xs[h0 + j] > -47;
     }
     for (int j = 0; j < 32; ++j) {
       max32 = std::max(max32, xs[w0 + j]);
@@ -843,7 +848,13 @@ torch::Tensor run(torch::Tensor x) {
     EXPECT_EQ(os[i][5], float(t / 16 * 100 + t % 16)) << i;
     EXPECT_EQ(os[i][6], float(any + 2 * all)) << i;
     EXPECT_EQ(os[i][7], xs[b * 96 + (t + 1) % 96]) << i;
+    EXPECT_EQ(os[i][8], float(any16 + 2 * all16)) << i;
+    EXPECT_EQ(os[i][9], float(lane / 4 * 100 + 8)) << i;
   }
+  // The data make the halves' votes differ somewhere, so a vote over the whole warp would fail.
+  bool differ = false;
+  for (int h = 0; h + 16 < 192; h += 32) differ = differ || os[h][8] != os[h + 16][8];
+  EXPECT_TRUE(differ);
 }
 
 // PackedTensorAccessor32 over a transposed (strided) view, and cudaLaunchKernel with the kernel's

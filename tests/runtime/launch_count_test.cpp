@@ -78,7 +78,7 @@ TEST(LaunchCount, AStandaloneSourceCarriesTheCountWithoutKauditsFolders) {
   EXPECT_EQ(text.find("#line"), std::string::npos);
   EXPECT_NE(text.find("kaudit_gpu_launches"), std::string::npos);
   EXPECT_NE(text.find("#if defined(KAUDIT_COUNT_LAUNCHES)"), std::string::npos);
-  EXPECT_NE(text.find("KAUDIT_GPU_ENTRY(run, kaudit_lib)"), std::string::npos);
+  EXPECT_NE(text.find("KAUDIT_GPU_ENTRY(::run, kaudit_lib)"), std::string::npos);
 }
 
 }  // namespace

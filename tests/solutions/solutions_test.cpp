@@ -173,7 +173,7 @@ TEST(SolutionFile, ConstantArgumentsKeepTheTensorsPositions) {
                                                             "// not built here", "kaudit_probe_0002", "a test");
   const fs::path file = fs::path(KAUDIT_TEST_CACHE) / ("solutions_test_constants." + std::to_string(::getpid()) + ".py");
   std::ofstream(file) << text;
-  const auto r = probe(file, task->problem_py, "[]", "[0.5, [5], 3]");
+  const auto r = probe(file, task->problem_py, "[]", "[0.5, [5], 3, 2, 1.5]");
   ASSERT_EQ(r.exit_code, 0) << r.err << text;
   const json seen = json::parse(r.out);
   EXPECT_EQ(seen["tensors"], json::parse(R"(["input:1", null, null, null])"));

@@ -113,6 +113,44 @@ for name in ["mixed", "relu", "structured"]:
   fs::remove_all(out);
 }
 
+// A task whose forward takes numbers around its tensor (tests/fixtures/oracle/scaled_by_constant:
+// forward(s, x, k, u, w)): get_inputs_0() returns them at their positions, the tensor still the
+// recipe's bytes, and the JSON cases list them.
+TEST(Export, ConstantArgumentsKeepTheirPositions) {
+  std::vector<corpus::Diagnostic> diags;
+  const auto task = corpus::load_task(fs::path(KAUDIT_FIXTURES_DIR) / "oracle" / "scaled_by_constant", diags);
+  ASSERT_TRUE(task.has_value());
+  oracle::Recipe r;
+  r.name = "normal";
+  r.distribution = oracle::Distribution::Normal;
+  r.seed = 3;
+  r.preset = "small";
+  const auto cases = cover::export_cases(*task, {r});
+  ASSERT_EQ(cases[0]["constants"].size(), 4u);
+  EXPECT_EQ(cases[0]["constants"][1]["position"], 2);
+  EXPECT_EQ(cases[0]["constants"][1]["value"], 3);
+  const fs::path dir = fs::temp_directory_path() / ("kaudit_export_constants_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "m.py") << cover::kernelbench_hidden_module(*task, {r}, "s");
+  std::ofstream(dir / "dump.py") << R"py(
+import importlib.util, sys, torch
+spec = importlib.util.spec_from_file_location("m", sys.argv[1] + "/m.py")
+m = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(m)
+got = m.get_inputs_0()
+print([type(v).__name__ for v in got], got[0], got[2], got[3], got[4])
+open(sys.argv[1] + "/x.bin", "wb").write(bytes(got[1].contiguous().view(torch.uint8).flatten().tolist()))
+)py";
+  const auto run = run_process({"/usr/bin/python3", (dir / "dump.py").string(), dir.string()}, 600);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.out, "['float', 'Tensor', 'int', 'int', 'float'] 0.5 3 2 1.5\n");
+  const at::Tensor x = oracle::make_inputs(*task, r)[0].contiguous();
+  const std::string bytes = read(dir / "x.bin");
+  ASSERT_EQ(bytes.size(), x.nbytes());
+  EXPECT_EQ(std::memcmp(bytes.data(), x.data_ptr(), bytes.size()), 0);
+  fs::remove_all(dir);
+}
+
 TEST(Export, JsonGivesShapesAndRecipes) {
   const fs::path out = fs::temp_directory_path() / ("kaudit_export_json_" + std::to_string(::getpid()));
   const auto files = cover::export_suite(suite(), fixture_corpus(), "json", out);

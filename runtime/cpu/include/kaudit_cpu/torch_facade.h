@@ -280,6 +280,13 @@ class Tensor;
 // elements. A packed accessor carries its sizes and strides by value, so a kernel can take it as
 // a parameter; the 32-bit one indexes with int32_t, as on the GPU. No bounds are checked (ATen
 // checks none either): an index past a dim reaches whatever memory is there.
+// stride * index in index_t, wrapping as the GPU's integer multiply does (a 32-bit accessor's
+// product past 2^31 is undefined behaviour in C++, not a wrap).
+template <class index_t>
+inline index_t accessor_offset(index_t stride, index_t i) {
+  using U = std::make_unsigned_t<index_t>;
+  return (index_t)((U)stride * (U)i);
+}
 template <class T> struct DefaultPtrTraits { using PtrType = T*; };
 template <class T> struct RestrictPtrTraits { using PtrType = T* __restrict__; };
 
@@ -289,8 +296,8 @@ class TensorAccessor {
   using PtrType = typename PtrTraits<T>::PtrType;
   TensorAccessor(PtrType data, const index_t* sizes, const index_t* strides) : data_(data), sizes_(sizes), strides_(strides) {}
   decltype(auto) operator[](index_t i) const {
-    if constexpr (N == 1) return static_cast<T&>(data_[strides_[0] * i]);
-    else return TensorAccessor<T, N - 1, PtrTraits, index_t>(data_ + strides_[0] * i, sizes_ + 1, strides_ + 1);
+    if constexpr (N == 1) return static_cast<T&>(data_[accessor_offset(strides_[0], i)]);
+    else return TensorAccessor<T, N - 1, PtrTraits, index_t>(data_ + accessor_offset(strides_[0], i), sizes_ + 1, strides_ + 1);
   }
   index_t size(index_t d) const { return sizes_[d]; }
   index_t stride(index_t d) const { return strides_[d]; }
@@ -315,8 +322,8 @@ class GenericPackedTensorAccessor {
     }
   }
   decltype(auto) operator[](index_t i) const {
-    if constexpr (N == 1) return static_cast<T&>(data_[strides_[0] * i]);
-    else return TensorAccessor<T, N - 1, PtrTraits, index_t>(data_ + strides_[0] * i, sizes_ + 1, strides_ + 1);
+    if constexpr (N == 1) return static_cast<T&>(data_[accessor_offset(strides_[0], i)]);
+    else return TensorAccessor<T, N - 1, PtrTraits, index_t>(data_ + accessor_offset(strides_[0], i), sizes_ + 1, strides_ + 1);
   }
   index_t size(index_t d) const { return sizes_[d]; }
   index_t stride(index_t d) const { return strides_[d]; }
@@ -409,6 +416,12 @@ class Tensor {
   template <class T> const T* const_data_ptr() const { return data_ptr<T>(); }
   const void* const_data_ptr() const { return data_ptr(); }
   void* mutable_data_ptr() const { return data_ptr(); }
+  // As in ATen, not on a temporary: the accessor would outlive the tensor it points into.
+  template <class T, std::size_t N> TensorAccessor<T, N> accessor() && = delete;
+  template <class T, std::size_t N, template <class> class PtrTraits = DefaultPtrTraits>
+  PackedTensorAccessor32<T, N, PtrTraits> packed_accessor32() && = delete;
+  template <class T, std::size_t N, template <class> class PtrTraits = DefaultPtrTraits>
+  PackedTensorAccessor64<T, N, PtrTraits> packed_accessor64() && = delete;
   template <class T, std::size_t N>
   TensorAccessor<T, N> accessor() const& {
     check_accessor<T>(N, false);

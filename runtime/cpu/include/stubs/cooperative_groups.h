@@ -7,8 +7,8 @@
 // <cooperative_groups/reduce.h>. What is not: grid and multi-grid groups (a grid-wide barrier needs
 // a cooperative launch, which the emulator does not run), coalesced_threads() (the emulator keeps
 // a warp's lanes converged, so it cannot say which lanes took a branch: __activemask() is all 32),
-// tiled_partition(g, n) with a run-time size, and memcpy_async: a kernel using them does not
-// build here, rather than build with other semantics.
+// tiled_partition(g, n) with a run-time size, memcpy_async, and shuffles of types wider than 8
+// bytes: a kernel using them does not build here, rather than build with other semantics.
 // Lowering (runtime/cpu/lower.cpp) runs every TU that names cooperative_groups on fibers.
 #pragma once
 #ifndef KAUDIT_CPU_PRELUDE_H  // already there when it came precompiled
@@ -19,12 +19,11 @@ namespace cooperative_groups {
 
 class thread_block {
  public:
-  void sync() const { __syncthreads(); }
-  unsigned long long thread_rank() const {
-    return threadIdx.x + (unsigned long long)blockDim.x * (threadIdx.y + (unsigned long long)blockDim.y * threadIdx.z);
-  }
-  unsigned long long size() const { return (unsigned long long)blockDim.x * blockDim.y * blockDim.z; }
-  unsigned long long num_threads() const { return size(); }
+  // The call site's line, as __syncthreads() gives it: witness mode tells barriers apart by it.
+  void sync(int line = __builtin_LINE()) const { ::kaudit::rt::syncthreads(line, 1, 0); }
+  unsigned thread_rank() const { return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z); }
+  unsigned size() const { return blockDim.x * blockDim.y * blockDim.z; }
+  unsigned num_threads() const { return size(); }
   dim3 group_index() const { return dim3(blockIdx.x, blockIdx.y, blockIdx.z); }
   dim3 thread_index() const { return dim3(threadIdx.x, threadIdx.y, threadIdx.z); }
   dim3 group_dim() const { return dim3(blockDim.x, blockDim.y, blockDim.z); }
@@ -38,22 +37,34 @@ inline unsigned lane() { return (unsigned)(this_thread_block().thread_rank() % 3
 }  // namespace detail
 
 // A tile of N consecutive threads of a block (N = 1, 2, 4, 8, 16 or 32): a warp or part of one.
-template <unsigned N>
+// A tile partitioned from a larger tile counts its meta group within that tile, as in CUDA
+// (whose thread_block_tile<N, ParentT> converts to thread_block_tile<N> keeping that). Sizes and
+// ranks are unsigned int, as in CUDA (`tile.thread_rank() - 1` wraps the same way).
+template <unsigned N, class ParentT = void>
 class thread_block_tile {
   static_assert(N >= 1 && N <= 32 && (N & (N - 1)) == 0, "kaudit CPU backend: tiles of 1, 2, 4, 8, 16 or 32 threads");
 
  public:
+  thread_block_tile() = default;
+  explicit thread_block_tile(unsigned parent) : parent_(parent) {}
+  template <class Q>
+  thread_block_tile(const thread_block_tile<N, Q>& other) : parent_(other.parent_size()) {}
+
   // The lanes of the calling thread's tile, as the mask of the warp intrinsics.
   static unsigned mask() {
     const unsigned base = detail::lane() / N * N;
     return N == 32 ? 0xffffffffu : (((1u << N) - 1u) << base);
   }
+  // The size of the tile this one was partitioned from (0: the block).
+  unsigned parent_size() const { return parent_; }
   void sync() const { __syncwarp(mask()); }
-  unsigned long long thread_rank() const { return detail::lane() % N; }
-  unsigned long long size() const { return N; }
-  unsigned long long num_threads() const { return N; }
-  unsigned long long meta_group_rank() const { return this_thread_block().thread_rank() / N; }
-  unsigned long long meta_group_size() const { return (this_thread_block().size() + N - 1) / N; }
+  unsigned thread_rank() const { return detail::lane() % N; }
+  unsigned size() const { return N; }
+  unsigned num_threads() const { return N; }
+  unsigned meta_group_rank() const {
+    return parent_ ? detail::lane() % parent_ / N : this_thread_block().thread_rank() / N;
+  }
+  unsigned meta_group_size() const { return parent_ ? parent_ / N : (this_thread_block().size() + N - 1) / N; }
   template <class T> T shfl(T v, int src_rank) const { return __shfl_sync(mask(), v, src_rank, N); }
   template <class T> T shfl_up(T v, unsigned delta) const { return __shfl_up_sync(mask(), v, delta, N); }
   template <class T> T shfl_down(T v, unsigned delta) const { return __shfl_down_sync(mask(), v, delta, N); }
@@ -64,21 +75,25 @@ class thread_block_tile {
   unsigned ballot(int pred) const {
     return (__ballot_sync(mask(), pred) >> (detail::lane() / N * N)) & (N == 32 ? 0xffffffffu : (1u << N) - 1u);
   }
+
+ private:
+  unsigned parent_ = 0;
 };
 
 template <unsigned N>
 inline thread_block_tile<N> tiled_partition(const thread_block&) {
   return {};
 }
-template <unsigned N, unsigned M>
-inline thread_block_tile<N> tiled_partition(const thread_block_tile<M>&) {
+template <unsigned N, unsigned M, class Q>
+inline thread_block_tile<N, thread_block_tile<M, Q>> tiled_partition(const thread_block_tile<M, Q>&) {
   static_assert(N <= M, "a tile is partitioned into smaller tiles");
-  return {};
+  return thread_block_tile<N, thread_block_tile<M, Q>>(M);
 }
 
 template <class Group>
 inline void sync(const Group& g) {
   g.sync();
 }
+inline void sync(const thread_block&, int line = __builtin_LINE()) { ::kaudit::rt::syncthreads(line, 1, 0); }
 
 }  // namespace cooperative_groups

@@ -13,8 +13,8 @@ template <class T> struct bit_and { T operator()(const T& a, const T& b) const {
 template <class T> struct bit_or { T operator()(const T& a, const T& b) const { return a | b; } };
 template <class T> struct bit_xor { T operator()(const T& a, const T& b) const { return a ^ b; } };
 
-template <unsigned N, class T, class Op>
-inline T reduce(const thread_block_tile<N>& tile, T value, Op op) {
+template <unsigned N, class P, class T, class Op>
+inline T reduce(const thread_block_tile<N, P>& tile, T value, Op op) {
   for (unsigned offset = N / 2; offset > 0; offset /= 2) value = op(value, tile.shfl_xor(value, offset));
   return value;
 }
