@@ -20,6 +20,22 @@
 
 namespace {
 
+// Copies what `from` holds into `to`, file by file. The shared test cache is written by tests
+// running beside this one (ctest -j): an entry that disappears between listing and copying (a
+// temporary renamed into place, an entry replaced) is skipped instead of failing the test.
+void copy_live_tree(const std::filesystem::path& from, const std::filesystem::path& to) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(to, ec);
+  for (fs::recursive_directory_iterator it(from, fs::directory_options::skip_permission_denied, ec), end; !ec && it != end;
+       it.increment(ec)) {
+    const fs::path target = to / it->path().lexically_relative(from);
+    std::error_code one;
+    if (it->is_directory(one)) fs::create_directories(target, one);
+    else if (it->is_regular_file(one)) fs::copy_file(it->path(), target, fs::copy_options::overwrite_existing, one);
+  }
+}
+
 std::vector<nlohmann::json> read_jsonl(const std::filesystem::path& p) {
   std::ifstream in(p);
   std::vector<nlohmann::json> out;
@@ -561,7 +577,7 @@ TEST(AuditCommand, CachedRecordsOfAnotherShapeAreRecomputed) {
   // The shared test cache's builds and references, so only the audit's own records are at stake.
   for (const char* sub : {"nvrtc", "cpu-kernels", "cpu-pch", "references"})
     if (fs::exists(fs::path(KAUDIT_TEST_CACHE) / sub))
-      fs::copy(fs::path(KAUDIT_TEST_CACHE) / sub, cache / sub, fs::copy_options::recursive);
+      copy_live_tree(fs::path(KAUDIT_TEST_CACHE) / sub, cache / sub);
   fs::permissions(cache, fs::perms::owner_all, fs::perm_options::replace);
   const std::vector<std::string> args = {KAUDIT_EXE, "audit", "--kernel", "relu/relu_gridstride", "--rule",
                                          "hack-return-input", "--rule", "bound-drop-guard", "--oracle",
