@@ -354,7 +354,7 @@ class Tensor {
     return h_;
   }
   // ATen's checks: the accessor's rank is the tensor's; a 32-bit one needs every index to fit.
-  template <class T> void check_accessor(std::size_t n, bool index32) const {
+  void check_accessor(std::size_t n, bool index32) const {
     if ((std::size_t)dim() != n)
       throw c10::Error("TensorAccessor expected " + std::to_string(n) + " dims but tensor has " + std::to_string(dim()));
     if (index32 && numel() > 0x7fffffff)
@@ -424,12 +424,12 @@ class Tensor {
   PackedTensorAccessor64<T, N, PtrTraits> packed_accessor64() && = delete;
   template <class T, std::size_t N>
   TensorAccessor<T, N> accessor() const& {
-    check_accessor<T>(N, false);
+    check_accessor(N, false);
     return {data_ptr<T>(), ::kaudit::rt::t_sizes(need()), ::kaudit::rt::t_strides(need())};
   }
   template <class T, std::size_t N, template <class> class PtrTraits = DefaultPtrTraits, class index_t = std::int64_t>
   GenericPackedTensorAccessor<T, N, PtrTraits, index_t> generic_packed_accessor() const& {
-    check_accessor<T>(N, sizeof(index_t) < 8);
+    check_accessor(N, sizeof(index_t) < 8);
     return {data_ptr<T>(), ::kaudit::rt::t_sizes(need()), ::kaudit::rt::t_strides(need())};
   }
   template <class T, std::size_t N, template <class> class PtrTraits = DefaultPtrTraits>
