@@ -21,8 +21,11 @@ const std::vector<at::Tensor>& oracle_reference(const oracle::OracleSpec& o, con
 oracle::TrialJudge external_judge(const oracle::OracleSpec& spec, const TaskRun& tr, std::size_t oracle,
                                   const std::vector<std::pair<std::size_t, std::string>>& trials) {
   if (!spec.external) return {};
-  return [&tr, oracle, &trials, &spec](std::size_t t, const std::vector<at::Tensor>& outputs) {
-    return oracle::judge_outputs(spec, judge_facts(tr, oracle, trials.at(t).first), outputs);
+  return [&tr, oracle, &trials, &spec](std::size_t t, const oracle::HarnessTrialResult& run) {
+    oracle::JudgeFacts facts = judge_facts(tr, oracle, trials.at(t).first);
+    const oracle::RunFacts about = oracle::run_facts(run);
+    facts.run = &about;
+    return oracle::judge_outputs(spec, facts, run.outputs);
   };
 }
 

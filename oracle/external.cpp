@@ -235,6 +235,21 @@ json ExternalChecker::ask(json request, const std::string& what_kind, const std:
   return reply;
 }
 
+namespace {
+// The request's "run": what the worker recorded, null where it recorded nothing.
+json run_json(const RunFacts* run) {
+  const RunFacts none;
+  const RunFacts& r = run ? *run : none;
+  const auto count = [](auto n) { return n < 0 ? json(nullptr) : json(n); };
+  return {{"outcome", r.outcome},
+          {"message", r.message},
+          {"launches", count(r.launches)},
+          {"library_calls", count(r.library_calls)},
+          {"unwritten", count(r.unwritten)},
+          {"launch_log", r.launch_log}};
+}
+}  // namespace
+
 CompareResult ExternalChecker::judge(const JudgeFacts& facts, const std::vector<at::Tensor>& outputs) {
   const auto paths = [&](const std::vector<at::Tensor>* list) {
     json a = json::array();
@@ -249,7 +264,8 @@ CompareResult ExternalChecker::judge(const JudgeFacts& facts, const std::vector<
                   {"trial", facts.trial_index},
                   {"trial_name", facts.trial},
                   {"dims", facts.dims ? json(*facts.dims) : json::object()},
-                  {"outcome", "ok"},
+                  {"outcome", facts.run ? facts.run->outcome : std::string("ok")},
+                  {"run", run_json(facts.run)},
                   {"inputs", paths(facts.inputs)},
                   {"reference_fp32", paths(facts.ref32)},
                   {"reference_fp64", paths(facts.ref64)},

@@ -8,12 +8,17 @@
 //   checker -> kaudit  {"id": 1, "ok": true}
 //   kaudit -> checker  {"id": 2, "op": "judge", "task": T, "problem": PATH, "trial": I,
 //                       "trial_name": S, "dims": {...}, "outcome": "ok",
+//                       "run": {"outcome": "ok", "message": "", "launches": 1,
+//                               "library_calls": 0, "unwritten": null, "launch_log": [...]},
 //                       "inputs": [PATH...], "reference_fp32": [PATH...],
 //                       "reference_fp64": [PATH...], "outputs": [PATH...]}
 //   checker -> kaudit  {"id": 2, "pass": false, "reason": "max |diff| 0.3 > 1e-4"}
 //
-// Only completed runs are judged: a run that crashed, hung, faulted or threw left no outputs for a
-// harness to compare, and is a kill by that cause without a question (as for every other oracle).
+// In oracle mode every trial of the harness's loop is judged, completed or not: a run that
+// crashed, hung, threw or was refused its launch comes with its outcome, its message and no
+// outputs, and the checker decides (a harness that swallows exceptions passes it; the Python
+// helper fails it unless the checker says otherwise). Witness mode, strict by design, still kills
+// a run that did not complete without a question.
 // A checker that exits, answers after its timeout, or answers something else than the protocol's
 // reply is an ExternalCheckerError naming the oracle, the request and the checker's last stderr
 // lines: the command stops with the records it has cached.
@@ -45,6 +50,16 @@ class ExternalCheckerError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// How the judged run went and what it did (issue 24, item 3), as its worker recorded it.
+struct RunFacts {
+  std::string outcome = "ok";   // runtime::to_string of its status: ok, crash, timeout, exception, launch-error...
+  std::string message;          // why it did not complete
+  int launches = -1;            // kernels it launched (-1: not recorded)
+  int library_calls = -1;       // library compute calls it made (-1: not recorded)
+  std::int64_t unwritten = -1;  // output elements it left unwritten (-1: not probed)
+  nlohmann::json launch_log = nlohmann::json::array();  // runtime::launch_log_json's form
+};
+
 // What one trial's judgement is about.
 struct JudgeFacts {
   const corpus::Task* task = nullptr;
@@ -54,6 +69,7 @@ struct JudgeFacts {
   const std::vector<at::Tensor>* inputs = nullptr;
   const std::vector<at::Tensor>* ref32 = nullptr;  // the Model in float32
   const std::vector<at::Tensor>* ref64 = nullptr;  // the Model in float64
+  const RunFacts* run = nullptr;  // null: a completed run with nothing recorded (the reference as a candidate)
 };
 
 class ExternalChecker {

@@ -194,16 +194,33 @@ HarnessResult run_harness(runtime::IsolatedRunner& runner, const HarnessRequest&
   // real harness would have stopped at the first of them that fails. The modelled device is
   // deterministic, so those trials run again alone give the same outputs; the death stays last.
   const std::size_t k = result.trials.size();
-  if (rq.stop_at_failure || k < 2 || result.infrastructure_failure || result.trials.back().status == runtime::Status::Ok ||
-      !result.trials[k - 2].outputs.empty())
+  bool lost = false;  // a trial before the death that completed, its outputs gone with the worker
+  for (std::size_t i = 0; i + 1 < k; ++i) lost = lost || (result.trials[i].status == runtime::Status::Ok && result.trials[i].outputs.empty());
+  if (rq.stop_at_failure || !lost || result.infrastructure_failure || result.trials.back().status == runtime::Status::Ok)
     return result;
   HarnessRequest prefix = rq;
   prefix.trials.resize(k - 1);
   HarnessResult again = run_harness_once(runner, prefix, wall_runs);
   // Otherwise it failed earlier this time, and that run is the account.
-  if (!again.infrastructure_failure && again.trials.size() == k - 1 && again.trials.back().status == runtime::Status::Ok)
+  if (!again.infrastructure_failure && again.trials.size() == k - 1 &&
+      (again.trials.back().status == runtime::Status::Ok || leaves_the_process_usable(again.trials.back().status)))
     again.trials.push_back(result.trials.back());
   return again;
+}
+
+bool leaves_the_process_usable(runtime::Status status) {
+  return status == runtime::Status::Exception || status == runtime::Status::LaunchError;
+}
+
+RunFacts run_facts(const HarnessTrialResult& r) {
+  RunFacts f;
+  f.outcome = runtime::to_string(r.status);
+  if (r.status != runtime::Status::Ok) f.message = r.message;
+  f.launches = r.launches;
+  f.library_calls = r.library_calls;
+  f.unwritten = r.unwritten;
+  f.launch_log = r.launch_log;
+  return f;
 }
 
 namespace {
@@ -294,8 +311,13 @@ HarnessResult run_harness_once(runtime::IsolatedRunner& runner, const HarnessReq
   // short of every trial without a failing one is caught by harness_verdict.
   const json& answered = ex.reply.at("trials");
   bool consistent = answered.is_array() && answered.size() <= rq.trials.size();
-  for (std::size_t i = 0; consistent && i + 1 < answered.size(); ++i)
-    consistent = answered[i].is_object() && answered[i].value("status", "") == "ok" && answered[i].value("outputs", 0) > 0;
+  // A loop judged by an external checker also goes on past a trial that threw or was refused its
+  // launch (serve_loop).
+  for (std::size_t i = 0; consistent && i + 1 < answered.size(); ++i) {
+    const std::string status = answered[i].is_object() ? answered[i].value("status", "") : "";
+    consistent = (status == "ok" && answered[i].value("outputs", 0) > 0) ||
+                 (!rq.stop_at_failure && leaves_the_process_usable(runtime::status_from_name(status)));
+  }
   if (!consistent) {
     HarnessTrialResult t;
     t.status = runtime::Status::SandboxViolation;
@@ -313,6 +335,7 @@ HarnessResult run_harness_once(runtime::IsolatedRunner& runner, const HarnessReq
     if (t.contains("library_calls") && t.at("library_calls").is_number_integer())
       r.library_calls = t.at("library_calls").get<int>();
     if (t.contains("unwritten") && t.at("unwritten").is_number_integer()) r.unwritten = t.at("unwritten").get<std::int64_t>();
+    r.launch_log = runtime::launch_log_from_reply(t);
     const std::size_t n = t.value("outputs", std::size_t{0});
     for (std::size_t k = 0; k < n && next < ex.tensors.size(); ++k) r.outputs.push_back(ex.tensors[next++]);
     result.trials.push_back(std::move(r));
@@ -352,6 +375,12 @@ HarnessVerdict harness_verdict(const HarnessRequest& request, const HarnessResul
   for (std::size_t t = 0; t < result.trials.size(); ++t) {
     const HarnessTrialResult& r = result.trials[t];
     if (r.status != runtime::Status::Ok) {
+      // An external checker is asked about a run that did not complete too: its harness decides.
+      if (judge && t < request.trials.size()) {
+        const CompareResult c = judge(t, r);
+        if (c.ok) continue;
+        return {true, static_cast<int>(t), status_cause(r.status), (r.message + " (the checker: " + c.reason + ")").substr(0, 300)};
+      }
       v = {true, static_cast<int>(t), status_cause(r.status), r.message.substr(0, 300)};
       return v;
     }
@@ -359,9 +388,25 @@ HarnessVerdict harness_verdict(const HarnessRequest& request, const HarnessResul
     if (t >= request.trials.size()) break;
     if (const char* gate = gate_failure(request.gates, r.launches, r.library_calls, r.unwritten))
       return {true, static_cast<int>(t), gate, gate_reason(gate)};
-    const CompareResult c = judge ? judge(t, r.outputs)
+    const CompareResult c = judge ? judge(t, r)
                                   : apply_comparator(request.comparator, r.outputs, request.trials[t].judge_reference);
     if (!c.ok) return {true, static_cast<int>(t), mismatch_cause(r.outputs, request.trials[t].judge_reference), c.to_string()};
+  }
+  // The checker passed a run that ended the worker (a crash, a hang) or its CUDA context: the
+  // loop's later trials would run in that dead process or context and end the same way (CUDA's
+  // errors of that kind are sticky), so the checker is asked about each of them so.
+  if (judge && !result.trials.empty() && result.trials.size() < request.trials.size() &&
+      result.trials.back().status != runtime::Status::Ok) {
+    HarnessTrialResult gone;
+    gone.status = result.trials.back().status;
+    gone.message = "not run: the harness's process or CUDA context ended at trial " + std::to_string(result.trials.size()) +
+                   " (" + result.trials.back().message + ")";
+    for (std::size_t t = result.trials.size(); t < request.trials.size(); ++t) {
+      const CompareResult c = judge(t, gone);
+      if (!c.ok)
+        return {true, static_cast<int>(t), status_cause(gone.status), (gone.message + " (the checker: " + c.reason + ")").substr(0, 300)};
+    }
+    return v;
   }
   // Every trial passed, yet fewer came back than were asked for: not what the loop does (it stops
   // only at a failing trial), so not a pass.
@@ -545,6 +590,7 @@ class ModelledDevice final : public HarnessDevice {
     else result = {{"status", "ok"}, {"message", ""}};
     result["launches"] = r.launches;
     result["library_calls"] = r.library_calls;
+    result["launch_log"] = runtime::launch_log_json(r.launch_log);
     outputs = std::move(r.outputs);
   }
   void compare(const Comparator& c, const std::vector<at::Tensor>& host_reference,
@@ -688,7 +734,13 @@ json serve_loop(HarnessDevice& device, const json& req, std::vector<at::Tensor>&
       result["outputs"] = host.size();
     }
     trial_results.push_back(result);
-    if (result["status"] != "ok" || (!passed && stop_at_failure) || device.lost()) break;
+    // A loop an external checker judges afterwards (!stop_at_failure) goes on past a trial that
+    // threw or was refused its launch, as a harness that catches the exception would: neither
+    // harms the process or its CUDA context. A crash or a hang ends the worker, a lost device the loop.
+    const std::string status = result["status"];
+    const bool go_on = status == "ok" ? passed || !stop_at_failure
+                                      : !stop_at_failure && (status == "exception" || status == "launch-error");
+    if (!go_on || device.lost()) break;
   }
   // Every device tensor goes before the device does (the model is reset).
   inputs.clear();

@@ -127,6 +127,7 @@ struct HarnessTrialResult {
   int launches = -1;                // kernels it launched (-1: not recorded)
   int library_calls = -1;           // library compute calls it made (-1: not recorded)
   std::int64_t unwritten = -1;      // output elements it left unwritten (-1: not probed; spec.h, Gates)
+  nlohmann::json launch_log = nlohmann::json::array();  // its first launches (runtime::launch_log_json)
 };
 
 struct HarnessResult {
@@ -155,9 +156,14 @@ struct HarnessVerdict {
   std::string cause;   // empty when not killed
   std::string detail;  // the comparator's or the run's message
 };
-// The verdict of a completed trial t's outputs, when not the request's comparator (an external
-// checker's, through judge_outputs).
-using TrialJudge = std::function<CompareResult(std::size_t trial, const std::vector<at::Tensor>& outputs)>;
+// The verdict of trial t's run, when not the request's comparator: an external checker's, through
+// judge_outputs, which is asked about runs that did not complete too (their outcome, no outputs).
+using TrialJudge = std::function<CompareResult(std::size_t trial, const HarnessTrialResult& run)>;
+// What a checker is told of a trial's run (oracle/external.h).
+RunFacts run_facts(const HarnessTrialResult& r);
+// Whether a run ending so leaves its process and CUDA context fit for the next trial: a host
+// wrapper that threw, a launch refused for its configuration (neither is a sticky CUDA error).
+bool leaves_the_process_usable(runtime::Status status);
 HarnessVerdict harness_verdict(const HarnessRequest& request, const HarnessResult& result, const TrialJudge& judge = {});
 // The cause of a failed comparison of `outputs` with `reference` (wrong-output or nan-inf).
 const char* mismatch_cause(const std::vector<at::Tensor>& outputs, const std::vector<at::Tensor>& reference);

@@ -116,23 +116,38 @@ OracleVerdict Judge::judge(const OracleSpec& spec, const corpus::Task& task, con
   const auto t0 = std::chrono::steady_clock::now();
   const HarnessResult r = run_harness(runner_, rq);
   v.harness_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  for (std::size_t i = 0; i < r.trials.size() && i < trials.size(); ++i) {
+  // An external checker judges every trial the loop ran, completed or not, and those after a run
+  // that ended the worker (as harness_verdict asks it).
+  std::vector<HarnessTrialResult> runs = r.trials;
+  if (spec.external && !runs.empty() && runs.back().status != runtime::Status::Ok && runs.size() < trials.size()) {
+    HarnessTrialResult gone;
+    gone.status = runs.back().status;
+    gone.message = "not run: the harness's process or CUDA context ended at trial " + std::to_string(runs.size()) +
+                   " (" + runs.back().message + ")";
+    runs.resize(trials.size(), gone);
+  }
+  for (std::size_t i = 0; i < runs.size() && i < trials.size(); ++i) {
     TrialOutcome o;
     o.trial = trials[i].name;
     o.dims = trials[i].dims;
-    o.status = r.trials[i].status;
-    o.message = r.trials[i].message;
+    o.status = runs[i].status;
+    o.message = runs[i].message;
+    const Trial& t = trials[i];
+    const RunFacts about = run_facts(runs[i]);
+    const JudgeFacts facts{&task, t.name, i, &t.dims, &t.inputs, fp64 ? &t.other : &t.reference,
+                           fp64 ? &t.reference : &t.other, &about};
+    if (o.status != runtime::Status::Ok && spec.external) {
+      o.compare = judge_outputs(spec, facts, {});
+      o.passed = o.compare.ok;
+    }
     if (o.status == runtime::Status::Ok) {
-      const Trial& t = trials[i];
-      const JudgeFacts facts{&task, t.name, i, &t.dims, &t.inputs, fp64 ? &t.other : &t.reference,
-                             fp64 ? &t.reference : &t.other};
-      o.compare = judge_outputs(spec, facts, r.trials[i].outputs);
-      if (const char* gate = gate_failure(spec.gates, r.trials[i].launches, r.trials[i].library_calls, r.trials[i].unwritten)) {
+      o.compare = judge_outputs(spec, facts, runs[i].outputs);
+      if (const char* gate = gate_failure(spec.gates, runs[i].launches, runs[i].library_calls, runs[i].unwritten)) {
         o.compare.ok = false;
         o.compare.reason = std::string(gate) + ": " + gate_reason(gate);
       }
       // A trial that ran before the worker died left no outputs: it passed.
-      o.passed = o.compare.ok || (r.trials[i].outputs.empty() && i + 1 < r.trials.size());
+      o.passed = o.compare.ok || (runs[i].outputs.empty() && i + 1 < r.trials.size());
     }
     v.accepted = v.accepted && o.passed;
     v.trials.push_back(std::move(o));

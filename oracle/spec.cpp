@@ -373,7 +373,9 @@ json spec_to_json(const OracleSpec& s) {
     if (const auto helper = read_file(fs::path(KAUDIT_TOOLS_DIR) / "kaudit_checker.py"))
       files["{kaudit}/tools/kaudit_checker.py"] = sha256_hex(*helper);
     j["kind"] = "external";
-    j["judging"] = 2;  // 2: a loop whose worker died re-runs the trials before the death
+    // 2: a loop whose worker died re-runs the trials before the death; 3: runs that did not
+    // complete are judged by the checker too, with what every run did (its launches...)
+    j["judging"] = 3;
     j["command"] = s.external->argv;
     j["timeout_s"] = s.external->timeout_s;
     j["command_files"] = files;

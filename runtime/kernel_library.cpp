@@ -54,6 +54,7 @@ EntryResult KernelLibrary::call(const std::vector<EntryArg>& args, const rt::Run
   r.fault = rt::end_run();
   r.launches = rt::launches_in_run();
   r.library_calls = rt::library_calls_in_run();
+  r.launch_log = rt::launch_log_of_run();
   for (auto* h : handles) rt::t_release(h);
   r.threw = rc != 0;
   r.message = err;

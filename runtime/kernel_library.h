@@ -30,6 +30,7 @@ struct EntryResult {
   rt::Fault fault;               // launch error / divergence recorded by the emulator
   int launches = 0;              // kernels the call launched
   int library_calls = 0;         // library compute calls it made through the torch facade
+  std::vector<rt::LaunchRecord> launch_log;  // its first launches (rt::kLaunchLogLimit)
   std::vector<at::Tensor> outputs;
 };
 

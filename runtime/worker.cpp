@@ -42,6 +42,44 @@
 namespace kaudit::runtime {
 using nlohmann::json;
 
+json launch_log_json(const std::vector<rt::LaunchRecord>& log) {
+  json out = json::array();
+  std::vector<std::uintptr_t> seen;  // streams other than the default one, in the order named
+  for (const rt::LaunchRecord& l : log) {
+    std::size_t stream = 0;
+    if (l.stream != 0 && l.stream != 1) {  // 1: cudaStreamLegacy, the default stream by another name
+      auto at = std::find(seen.begin(), seen.end(), l.stream);
+      if (at == seen.end()) at = seen.insert(seen.end(), l.stream);
+      stream = static_cast<std::size_t>(at - seen.begin()) + 1;
+    }
+    out.push_back({{"grid", {l.grid[0], l.grid[1], l.grid[2]}},
+                   {"block", {l.block[0], l.block[1], l.block[2]}},
+                   {"shared_bytes", l.shared_bytes},
+                   {"stream", stream}});
+  }
+  return out;
+}
+
+json launch_log_from_reply(const json& reply) {
+  json out = json::array();
+  if (!reply.is_object() || !reply.contains("launch_log") || !reply.at("launch_log").is_array()) return out;
+  const auto triple = [](const json& j, const char* key) {
+    if (!j.contains(key) || !j.at(key).is_array() || j.at(key).size() != 3) return false;
+    for (const auto& v : j.at(key))
+      if (!v.is_number_unsigned()) return false;
+    return true;
+  };
+  for (const json& l : reply.at("launch_log")) {
+    if (out.size() >= rt::kLaunchLogLimit) break;
+    if (!l.is_object() || !triple(l, "grid") || !triple(l, "block") || !l.contains("shared_bytes") ||
+        !l.at("shared_bytes").is_number_unsigned() || !l.contains("stream") || !l.at("stream").is_number_unsigned())
+      continue;
+    out.push_back({{"grid", l.at("grid")}, {"block", l.at("block")}, {"shared_bytes", l.at("shared_bytes")},
+                   {"stream", l.at("stream")}});
+  }
+  return out;
+}
+
 const char* to_string(Status s) {
   switch (s) {
     case Status::Ok: return "ok";
@@ -429,6 +467,7 @@ json serve_one(const json& req, std::vector<at::Tensor>& tensors, std::vector<at
   else resp = {{"status", "ok"}, {"message", ""}};
   resp["launches"] = r.launches;
   resp["library_calls"] = r.library_calls;
+  resp["launch_log"] = launch_log_json(r.launch_log);
   if (first_call_failed) resp["first_call_failed"] = true;
   if (resp["status"] == "ok") outputs = std::move(r.outputs);
   return resp;
@@ -1414,6 +1453,7 @@ RunResult IsolatedRunner::run(const RunRequest& request) {
     result.launches = ex.reply.at("launches").get<int>();
   if (ex.reply.is_object() && ex.reply.contains("library_calls") && ex.reply.at("library_calls").is_number_integer())
     result.library_calls = ex.reply.at("library_calls").get<int>();
+  result.launch_log = launch_log_from_reply(ex.reply);
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return result;
 }

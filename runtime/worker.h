@@ -69,8 +69,19 @@ struct RunResult {
   std::vector<at::Tensor> outputs;
   int launches = -1;  // kernels the run launched, as the worker tells it (-1: not recorded)
   int library_calls = -1;  // library compute calls it made (CPU: the torch facade; CUDA: ATen's callbacks)
+  // Its first launches (launch_log_json's form; empty: none, or not recorded), as the worker tells it.
+  nlohmann::json launch_log = nlohmann::json::array();
   double seconds = 0;
 };
+
+// A run's launches as the worker replies with them and external checkers read them: one object
+// per launch, {"grid": [x, y, z], "block": [x, y, z], "shared_bytes": n, "stream": k}, where k
+// numbers the streams the run named in the order it first named them, 0 being the default stream
+// (a null handle, or CUDA's legacy default stream).
+nlohmann::json launch_log_json(const std::vector<rt::LaunchRecord>& log);
+// The launch log of a reply, if it has a well-formed one (kernel code runs in the worker and
+// could write anything there): entries that are not launch objects are dropped.
+nlohmann::json launch_log_from_reply(const nlohmann::json& reply);
 
 struct WorkerLimits {
   double timeout_seconds = 60;

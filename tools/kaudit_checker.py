@@ -11,11 +11,19 @@ stdout. This module speaks that protocol, so a checker is a function:
         # trial.reference_fp32 / trial.reference_fp64: the task's Model in float32 / float64
         # trial.inputs: the trial's input tensors; trial.task, trial.trial, trial.trial_name,
         # trial.dims, trial.problem (path of problem.py)
+        # what the run did: trial.launches (kernels launched), trial.library_calls (torch
+        # matmul/addmm/... calls), trial.launch_log (per launch: grid, block, shared_bytes,
+        # stream), trial.unwritten (output elements left unwritten, when probed); None where
+        # the backend recorded nothing
         ok = all(torch.allclose(o, r, rtol=1e-4, atol=1e-4)
                  for o, r in zip(trial.outputs, trial.reference_fp32))
         return ok, "" if ok else "outputs differ"     # or just a bool
 
     kaudit_checker.serve(judge)
+
+Runs that did not complete (trial.outcome "crash", "timeout", "exception", "launch-error", ...;
+trial.message says why; no outputs) go to judge_incomplete(trial) when serve() is given one, and
+are failed otherwise, as a harness that lets the error end the check does.
 
 kaudit puts this file's folder on PYTHONPATH when it starts a checker. Print nothing else on
 stdout (it is the protocol's channel): log to stderr. Tensors come as NumPy .npy files, read here
@@ -109,7 +117,13 @@ class Trial(_Request):
 
     def __init__(self, request):
         super().__init__(request)
-        self.outcome = request.get("outcome", "ok")
+        run = request.get("run") or {}
+        self.outcome = run.get("outcome", request.get("outcome", "ok"))
+        self.message = run.get("message", "")
+        self.launches = run.get("launches")
+        self.library_calls = run.get("library_calls")
+        self.unwritten = run.get("unwritten")
+        self.launch_log = run.get("launch_log") or []
         self.inputs = [load_npy(p) for p in request["inputs"]]
         self.reference_fp32 = [load_npy(p) for p in request["reference_fp32"]]
         self.reference_fp64 = [load_npy(p) for p in request["reference_fp64"]]
@@ -121,10 +135,15 @@ def _reply(message):
     sys.stdout.flush()
 
 
-def serve(judge, make_inputs=None):
-    """Answers kaudit's requests until stdin closes. judge(Trial) returns a bool or (bool, reason);
-    make_inputs(Inputs), for specs whose trials say "distribution": "checker", returns one tensor
-    per task input, of its dtype and shape."""
+def _failed_run(trial):
+    return False, f"the run did not complete: {trial.outcome}" + (f" ({trial.message})" if trial.message else "")
+
+
+def serve(judge, make_inputs=None, judge_incomplete=_failed_run):
+    """Answers kaudit's requests until stdin closes. judge(Trial) returns a bool or (bool, reason)
+    for a run that completed; judge_incomplete(Trial) the same for one that did not (default: it
+    fails); make_inputs(Inputs), for specs whose trials say "distribution": "checker", returns one
+    tensor per task input, of its dtype and shape."""
     for line in sys.stdin:
         if not line.strip():
             continue
@@ -133,7 +152,8 @@ def serve(judge, make_inputs=None):
         if op == "hello":
             _reply({"id": rid, "ok": request.get("protocol") == 1})
         elif op == "judge":
-            verdict = judge(Trial(request))
+            trial = Trial(request)
+            verdict = (judge if trial.outcome == "ok" else judge_incomplete)(trial)
             passed, reason = (verdict, "") if isinstance(verdict, bool) else verdict
             _reply({"id": rid, "pass": bool(passed), "reason": str(reason)})
         elif op == "inputs" and make_inputs is not None:

@@ -56,6 +56,7 @@ struct RunState {
   std::uint64_t thread_units = 0;  // started by the run's launches so far (all from one host thread)
   std::atomic<int> launches{0};    // kernels the run started (a launch refused at configuration is none)
   std::atomic<int> library_calls{0};  // library compute calls through the torch facade
+  std::vector<LaunchRecord> launch_log;  // the first kLaunchLogLimit launches, guarded by mu
   Fault fault;  // first fault, guarded by mu
 };
 RunState& run_state() {
@@ -722,6 +723,14 @@ int launch(const LaunchSpec& spec, RunBlockFn run_block, RunThreadFn run_thread,
   const std::size_t gx = spec.grid[0], gy = spec.grid[1], nblocks = gx * gy * spec.grid[2];
   if (!within_work_budget(spec, nblocks, s)) return s.sticky_error;
   ++s.launches;
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    if (s.launch_log.size() < kLaunchLogLimit)
+      s.launch_log.push_back({{spec.grid[0], spec.grid[1], spec.grid[2]},
+                              {spec.block[0], spec.block[1], spec.block[2]},
+                              spec.dynamic_smem,
+                              reinterpret_cast<std::uintptr_t>(spec.stream)});
+  }
   const ModuleTls tls = spec.uses_static_smem ? find_module_tls(spec.module_anchor) : ModuleTls{};  // only to poison it
   const bool reversed = s.options.schedule == Schedule::Reversed;
   const bool oracle = s.options.mode == Mode::Oracle;
@@ -845,12 +854,18 @@ void begin_run(const RunOptions& options) {
   s.thread_units = 0;
   s.launches = 0;
   s.library_calls = 0;
+  s.launch_log.clear();
   s.fault = Fault{};
 }
 
 int launches_in_run() { return run_state().launches.load(); }
 void note_library_call() { ++run_state().library_calls; }
 int library_calls_in_run() { return run_state().library_calls.load(); }
+std::vector<LaunchRecord> launch_log_of_run() {
+  RunState& s = run_state();
+  std::lock_guard<std::mutex> lock(s.mu);
+  return s.launch_log;
+}
 
 Fault end_run() {
   RunState& s = run_state();

@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace kaudit::rt {
 
@@ -65,5 +66,18 @@ int launches_in_run();
 // gate "no library compute"); a statistic of the run like launches_in_run.
 void note_library_call();
 int library_calls_in_run();
+
+// One kernel launch of a run, as the gates' and external checkers' requests carry it (issue 24,
+// item 3): its grid, its block, the dynamic shared memory it asked for and the stream handle it
+// named (0: the default stream). Only launches that started are recorded, as launches_in_run
+// counts them, the first kLaunchLogLimit of a run.
+struct LaunchRecord {
+  unsigned grid[3];
+  unsigned block[3];
+  std::uint64_t shared_bytes;
+  std::uintptr_t stream;
+};
+constexpr std::size_t kLaunchLogLimit = 64;
+std::vector<LaunchRecord> launch_log_of_run();
 
 }  // namespace kaudit::rt

@@ -11,6 +11,8 @@
 #include <mutex>
 #include <stdexcept>
 
+#include "runtime/worker.h"
+
 namespace kaudit::cuda {
 
 namespace {
@@ -96,6 +98,7 @@ const GpuRunner::Library& GpuRunner::load(const std::string& load_path, const st
   lib.limit_memory = reinterpret_cast<decltype(lib.limit_memory)>(dlsym(h, "kaudit_gpu_limit_memory"));
   lib.empty_cache = reinterpret_cast<decltype(lib.empty_cache)>(dlsym(h, "kaudit_gpu_empty_cache"));
   lib.launches = reinterpret_cast<decltype(lib.launches)>(dlsym(h, "kaudit_gpu_launches"));
+  lib.launch_record = reinterpret_cast<decltype(lib.launch_record)>(dlsym(h, "kaudit_gpu_launch_record"));
   if (!lib.invoke || !lib.select || !lib.finish || !lib.limit_memory || !lib.empty_cache || !lib.launches)
     throw std::runtime_error("the kernel library " + key + " lacks kaudit_gpu_entry.h's functions");
   return libraries_.emplace(key, lib).first->second;
@@ -186,7 +189,15 @@ nlohmann::json GpuRunner::call(const std::string& load_path, const std::string& 
   const int launched_before = lib.launches();
   const int calls = library_calls_during([&] { threw = lib.invoke(&tensors, &values, &kinds, &outputs, err, sizeof err); });
   // The library's own launches (include/kaudit_launch_count.h), as the CPU backend counts them.
-  const int launches = launched_before < 0 ? -1 : lib.launches() - launched_before;
+  const int launched_after = launched_before < 0 ? -1 : lib.launches();
+  const int launches = launched_before < 0 ? -1 : launched_after - launched_before;
+  std::vector<rt::LaunchRecord> log;
+  for (int n = launched_before; lib.launch_record && n >= 0 && n < launched_after && log.size() < rt::kLaunchLogLimit; ++n) {
+    unsigned long long r[8];
+    if (!lib.launch_record(n, r)) continue;
+    log.push_back({{unsigned(r[0]), unsigned(r[1]), unsigned(r[2])}, {unsigned(r[3]), unsigned(r[4]), unsigned(r[5])},
+                   r[6], static_cast<std::uintptr_t>(r[7])});
+  }
   if (device_error(reply)) {
     outputs.clear();
     return reply;
@@ -196,7 +207,8 @@ nlohmann::json GpuRunner::call(const std::string& load_path, const std::string& 
     if (message_is_launch_refusal(err)) return {{"status", "launch-error"}, {"message", err}};
     return {{"status", "exception"}, {"message", err}};
   }
-  return {{"status", "ok"}, {"message", ""}, {"library_calls", calls}, {"launches", launches}};
+  return {{"status", "ok"}, {"message", ""}, {"library_calls", calls}, {"launches", launches},
+          {"launch_log", runtime::launch_log_json(log)}};
 }
 
 nlohmann::json GpuRunner::run(const std::string& load_path, const std::string& key, const nlohmann::json& req,

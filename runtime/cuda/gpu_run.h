@@ -74,6 +74,7 @@ class GpuRunner {
     void (*limit_memory)(double) = nullptr;
     void (*empty_cache)() = nullptr;
     int (*launches)() = nullptr;  // since the library was loaded; -1: not counted
+    int (*launch_record)(int, unsigned long long*) = nullptr;  // launch n's configuration; absent in older builds
   };
   const Library& load(const std::string& load_path, const std::string& key);
   std::map<std::string, Library> libraries_;

@@ -58,6 +58,41 @@ TEST(ExternalChecker, ARoundTripCarriesEveryTensorAndTheVerdict) {
   EXPECT_EQ(checker.processes_started(), 1);  // one thread asked three times: one process
 }
 
+TEST(ExternalChecker, TheRequestSaysHowTheRunEndedAndWhatItLaunched) {
+  Facts f;
+  ExternalChecker echo("echo", command("echo_run.py"));
+  JudgeFacts facts = f.facts();
+  kaudit::oracle::RunFacts run;
+  run.launches = 2;
+  run.library_calls = 0;
+  run.launch_log = nlohmann::json::parse(R"([{"grid": [4, 1, 1], "block": [256, 1, 1], "shared_bytes": 0, "stream": 0},
+                                             {"grid": [1, 1, 1], "block": [32, 1, 1], "shared_bytes": 64, "stream": 1}])");
+  facts.run = &run;
+  const CompareResult ok = echo.judge(facts, {at::ones({4})});
+  ASSERT_FALSE(ok.ok);
+  EXPECT_EQ(nlohmann::json::parse(ok.reason),
+            nlohmann::json::parse(R"({"outcome": "ok", "message": "", "launches": 2, "library_calls": 0,
+              "unwritten": null, "outputs": 1, "launch_log": [
+              {"grid": [4, 1, 1], "block": [256, 1, 1], "shared_bytes": 0, "stream": 0},
+              {"grid": [1, 1, 1], "block": [32, 1, 1], "shared_bytes": 64, "stream": 1}]})"))
+      << ok.reason;
+  // A run that did not complete: its outcome and message, no outputs, nothing recorded.
+  kaudit::oracle::RunFacts crashed;
+  crashed.outcome = "crash";
+  crashed.message = "illegal address";
+  facts.run = &crashed;
+  const CompareResult c = echo.judge(facts, {});
+  EXPECT_EQ(nlohmann::json::parse(c.reason),
+            nlohmann::json::parse(R"({"outcome": "crash", "message": "illegal address", "launches": null,
+              "library_calls": null, "unwritten": null, "launch_log": [], "outputs": 0})"))
+      << c.reason;
+  // The helper fails such a run for a checker that judges only completed ones (echo_sums.py).
+  ExternalChecker sums("sums", command("echo_sums.py"));
+  const CompareResult d = sums.judge(facts, {});
+  EXPECT_FALSE(d.ok);
+  EXPECT_EQ(d.reason, "the run did not complete: crash (illegal address)");
+}
+
 void expect_error(const std::string& script, double timeout_s, const std::string& says) {
   Facts f;
   ExternalChecker checker("bad", command(script, timeout_s));

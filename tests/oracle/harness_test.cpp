@@ -12,7 +12,11 @@
 //  - the recording of a forward's allocations, which oracle mode replays;
 //  - a request's tensors given twice are sent once, and counted once against the bytes in flight;
 //  - the gate every_output_written's probe finds what a kernel left unwritten, where the loop's
-//    candidate passed on the reference's freed answer.
+//    candidate passed on the reference's freed answer;
+//  - an external checker's judge is asked about runs that did not complete (a harness that
+//    swallows an exception goes on to the next trial; one that passes a crash is asked about the
+//    trials the dead process would have run), and each run's launches come with their grids and
+//    streams.
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
@@ -455,6 +459,111 @@ TEST(OracleMode, TheGateEveryOutputWrittenFindsWhatAKernelLeftUnwritten) {
       EXPECT_TRUE(r.trials[0].outputs[0].equal(answer));
     }
   }
+}
+
+// A judge in the form an external checker gets (TrialJudge): passes runs that completed, and
+// those that did not when `lenient`; records what it was asked.
+struct RecordingJudge {
+  bool lenient;
+  std::vector<std::pair<std::size_t, RunFacts>> asked;
+  TrialJudge judge() {
+    return [this](std::size_t t, const HarnessTrialResult& r) {
+      asked.emplace_back(t, run_facts(r));
+      CompareResult c;
+      c.ok = r.status == runtime::Status::Ok || lenient;
+      if (!c.ok) c.reason = "the run did not complete";
+      return c;
+    };
+  }
+};
+
+TEST(OracleMode, AnExternalCheckerIsAskedAboutRunsThatDidNotComplete) {
+  const auto [noop, x, answer, trace] = noop_over_a_freed_answer();
+  const auto throws = build(R"(
+#include <torch/extension.h>
+torch::Tensor run(torch::Tensor x) { TORCH_CHECK(x.numel() < 0, "refused by the wrapper"); return x; }
+)", "run");
+  const auto crashes = build(R"(
+#include <torch/extension.h>
+torch::Tensor run(torch::Tensor x) { *(volatile int*)nullptr = 1; return x; }
+)", "run");
+  {
+    SCOPED_TRACE("an exception");
+    // A built-in checker's loop stops at the first trial that did not complete.
+    const HarnessRequest stops = request(throws, x, answer, trace, {}, 3);
+    EXPECT_EQ(run_harness(runner(false), stops).trials.size(), 1u);
+    // One judged by an external checker goes on: an exception leaves the process usable.
+    HarnessRequest rq = request(throws, x, answer, trace, {}, 3);
+    rq.stop_at_failure = false;
+    const HarnessResult r = run_harness(runner(false), rq);
+    ASSERT_EQ(r.trials.size(), 3u);
+    for (const auto& t : r.trials) EXPECT_EQ(t.status, runtime::Status::Exception);
+    RecordingJudge lenient{true, {}};
+    EXPECT_FALSE(harness_verdict(rq, r, lenient.judge()).killed);
+    ASSERT_EQ(lenient.asked.size(), 3u);
+    EXPECT_EQ(lenient.asked[2].first, 2u);
+    EXPECT_EQ(lenient.asked[2].second.outcome, "exception");
+    EXPECT_NE(lenient.asked[2].second.message.find("refused by the wrapper"), std::string::npos);
+    RecordingJudge strict{false, {}};
+    const HarnessVerdict v = harness_verdict(rq, r, strict.judge());
+    EXPECT_TRUE(v.killed);
+    EXPECT_EQ(v.cause, "exception");
+    EXPECT_EQ(v.trial, 0);
+    EXPECT_NE(v.detail.find("the checker: the run did not complete"), std::string::npos) << v.detail;
+  }
+  {
+    SCOPED_TRACE("a crash");
+    HarnessRequest rq = request(crashes, x, answer, trace, {}, 3);
+    rq.stop_at_failure = false;
+    const HarnessResult r = run_harness(runner(false), rq);
+    ASSERT_EQ(r.trials.size(), 1u);  // the worker died at trial 1
+    EXPECT_EQ(r.trials[0].status, runtime::Status::Crash);
+    // A checker that passes the crash is asked about the two trials the dead process would have run.
+    RecordingJudge lenient{true, {}};
+    EXPECT_FALSE(harness_verdict(rq, r, lenient.judge()).killed);
+    ASSERT_EQ(lenient.asked.size(), 3u);
+    EXPECT_EQ(lenient.asked[1].second.outcome, "crash");
+    EXPECT_NE(lenient.asked[1].second.message.find("not run: the harness's process or CUDA context ended at trial 1"),
+              std::string::npos)
+        << lenient.asked[1].second.message;
+    // Without a judge of its own the request is not a pass (the loop answered 1 of 3 trials).
+    EXPECT_TRUE(harness_verdict(rq, r).killed);
+  }
+}
+
+TEST(OracleMode, EachRunsLaunchesComeWithTheirGridsAndStreams) {
+  const auto [noop, x, answer, trace] = noop_over_a_freed_answer();
+  const auto lib = build(R"(
+#include <torch/extension.h>
+__global__ void k(const float* x, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = x[i] * 2.0f;
+}
+torch::Tensor run(torch::Tensor x) {
+  auto y = torch::empty_like(x);
+  int n = x.numel();
+  cudaStream_t s;
+  cudaStreamCreate(&s);
+  k<<<dim3(2, 3), 16, 0, s>>>(x.data_ptr<float>(), y.data_ptr<float>(), 0);
+  k<<<(n + 63) / 64, 64, 128>>>(x.data_ptr<float>(), y.data_ptr<float>(), n);
+  k<<<1, 32, 0, s>>>(x.data_ptr<float>(), y.data_ptr<float>(), 0);
+  cudaStreamDestroy(s);
+  return y;
+}
+)", "run");
+  const HarnessRequest rq = request(lib, x, answer, trace, {}, 1);
+  const HarnessResult r = run_harness(runner(false), rq);
+  ASSERT_EQ(r.trials.size(), 1u);
+  ASSERT_EQ(r.trials[0].status, runtime::Status::Ok) << r.trials[0].message;
+  EXPECT_EQ(r.trials[0].launches, 3);
+  const nlohmann::json expected = nlohmann::json::parse(R"([
+    {"grid": [2, 3, 1], "block": [16, 1, 1], "shared_bytes": 0, "stream": 1},
+    {"grid": [5, 1, 1], "block": [64, 1, 1], "shared_bytes": 128, "stream": 0},
+    {"grid": [1, 1, 1], "block": [32, 1, 1], "shared_bytes": 0, "stream": 1}])");
+  EXPECT_EQ(r.trials[0].launch_log, expected) << r.trials[0].launch_log.dump();
+  // The same in a plain run (witness mode), and in what a checker is told.
+  EXPECT_EQ(run_witness_mode(lib, x, false).launch_log, expected);
+  EXPECT_EQ(run_facts(r.trials[0]).launch_log, expected);
 }
 
 }  // namespace

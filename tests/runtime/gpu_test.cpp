@@ -208,7 +208,11 @@ torch::Tensor run(torch::Tensor x) {
   float* p = y.data_ptr<float>();
   int n = y.numel();
   add_one<<<(n + 127) / 128, 128>>>(p, n);
-  add_one<<<(n + 127) / 128, 128>>>(p, n);
+  cudaStream_t s;
+  cudaStreamCreate(&s);
+  add_one<<<dim3((n + 63) / 64), 64, 32, s>>>(p, n);
+  cudaStreamSynchronize(s);
+  cudaStreamDestroy(s);
   void* args[] = {&p, &n};
   cudaLaunchKernel((const void*)add_one, dim3((n + 127) / 128), dim3(128), args, 0, 0);
   return y;
@@ -235,11 +239,18 @@ torch::Tensor run(torch::Tensor x) { return x * 2 + 0; }
     ASSERT_EQ(r.status, Status::Ok) << r.message;
     EXPECT_TRUE(at::equal(r.outputs.at(0), x + 3));
     EXPECT_EQ(r.launches, 3);
+    // Each launch's grid, block, shared bytes and stream (a created stream is 1, the default 0).
+    EXPECT_EQ(r.launch_log, nlohmann::json::parse(R"([
+      {"grid": [3, 1, 1], "block": [128, 1, 1], "shared_bytes": 0, "stream": 0},
+      {"grid": [5, 1, 1], "block": [64, 1, 1], "shared_bytes": 32, "stream": 1},
+      {"grid": [3, 1, 1], "block": [128, 1, 1], "shared_bytes": 0, "stream": 0}])"))
+        << r.launch_log.dump();
   }
   const auto one = run(refused_then_one, "run", x);
   ASSERT_EQ(one.status, Status::Ok) << one.message;
   EXPECT_TRUE(at::equal(one.outputs.at(0), x + 1));
   EXPECT_EQ(one.launches, 1);
+  EXPECT_EQ(one.launch_log.size(), 1u);  // the refused launch is none
   const auto n = run(none, "run", x);
   ASSERT_EQ(n.status, Status::Ok) << n.message;
   EXPECT_EQ(n.launches, 0);

@@ -24,9 +24,9 @@ __global__ void add_one(float* y, int n) {
 }
 extern "C" int launch_three(float* p, int n) {
   add_one<<<1, 32>>>(p, n);
-  add_one<<<1, 32>>>(p, n);
+  add_one<<<dim3(4, 2), 64, 256, (cudaStream_t)0x5000>>>(p, n);
   void* args[] = {&p, &n};
-  cudaLaunchKernel((const void*)add_one, dim3(1), dim3(32), args, 0, 0);
+  cudaLaunchKernel((const void*)add_one, dim3(3), dim3(32), args, 0, 0);
   return 0;
 }
 )";
@@ -64,6 +64,23 @@ TEST(LaunchCount, AWrappedBuildCountsEveryLaunchItsCodeMakes) {
     launch(nullptr, 0);
     launch(nullptr, 0);
     EXPECT_EQ(launches(), per_call < 0 ? -1 : 2 * per_call) << lib;
+    // Each launch's configuration, as the worker reads it for the run's launch log: grid, block,
+    // dynamic shared bytes, stream handle (never dereferenced: no device here).
+    const auto record = reinterpret_cast<int (*)(int, unsigned long long*)>(dlsym(h, "kaudit_gpu_launch_record"));
+    ASSERT_TRUE(record);
+    unsigned long long r[8] = {};
+    if (per_call < 0) {
+      EXPECT_EQ(record(0, r), 0);
+      continue;
+    }
+    const std::vector<std::vector<unsigned long long>> expected = {
+        {1, 1, 1, 32, 1, 1, 0, 0}, {4, 2, 1, 64, 1, 1, 256, 0x5000}, {3, 1, 1, 32, 1, 1, 0, 0}};
+    for (int n = 0; n < 6; ++n) {
+      ASSERT_EQ(record(n, r), 1) << n;
+      EXPECT_EQ(std::vector<unsigned long long>(r, r + 8), expected[n % 3]) << n;
+    }
+    EXPECT_EQ(record(6, r), 0);  // not launched yet
+    EXPECT_EQ(record(-1, r), 0);
   }
   fs::remove_all(dir);
 }

@@ -23,6 +23,7 @@
 #include <cuda_runtime.h>
 
 #include <atomic>
+#include <cstdint>
 
 namespace kaudit_gpu {
 // Launches since the library was loaded: one counter per library (static, not inline: an inline
@@ -30,6 +31,15 @@ namespace kaudit_gpu {
 static std::atomic<int> launch_count{0};  // a wrapper's own threads may launch too
 // A wrapped entry point that calls another (inside the runtime) counts once.
 static thread_local int launch_depth = 0;
+// The last kLaunchRing launches' configurations, launch n in slot n % kLaunchRing: the worker reads
+// those of each call (kaudit_gpu_launch_record) for the run's launch log, as the CPU backend's
+// emulator records them (rt::LaunchRecord).
+struct LaunchRecord {
+  unsigned grid[3], block[3];
+  unsigned long long shared_bytes, stream;
+};
+constexpr int kLaunchRing = 256;
+static LaunchRecord launch_ring[kLaunchRing];
 
 // The errors by which the runtime refuses a launch's configuration (as runtime/cuda/gpu_run.cpp,
 // is_launch_refusal, reads them: CUDA 13 refuses a block of more than 1024 threads with
@@ -40,11 +50,19 @@ static bool refused_configuration(cudaError_t e) {
 }
 
 template <class F>
-static cudaError_t counted_launch(F&& real) {
+static cudaError_t counted_launch(dim3 grid, dim3 block, size_t shared, cudaStream_t stream, F&& real) {
   const bool outermost = launch_depth++ == 0;
   const cudaError_t e = real();
   --launch_depth;
-  if (outermost && !refused_configuration(e)) launch_count.fetch_add(1, std::memory_order_relaxed);
+  if (outermost && !refused_configuration(e)) {
+    // The slot is written before the count moves past it, so a reader of launches below the count
+    // finds them written (a wrapper's own threads launching at once may race for a slot 256 apart).
+    const int n = launch_count.load(std::memory_order_relaxed);
+    launch_ring[n % kLaunchRing] = {{grid.x, grid.y, grid.z}, {block.x, block.y, block.z},
+                                    static_cast<unsigned long long>(shared),
+                                    static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(stream))};
+    launch_count.fetch_add(1, std::memory_order_release);
+  }
   return e;
 }
 }  // namespace kaudit_gpu
@@ -56,7 +74,8 @@ static cudaError_t counted_launch(F&& real) {
                                                  cudaStream_t stream);                                  \
   extern "C" __attribute__((visibility("hidden"))) cudaError_t CUDARTAPI __wrap_##NAME(FN_T fn, dim3 grid, dim3 block, void** args, size_t shared, \
                                                  cudaStream_t stream) {                                 \
-    return kaudit_gpu::counted_launch([&] { return __real_##NAME(fn, grid, block, args, shared, stream); }); \
+    return kaudit_gpu::counted_launch(grid, block, shared, stream,                                       \
+                                      [&] { return __real_##NAME(fn, grid, block, args, shared, stream); }); \
   }
 KAUDIT_WRAP_LAUNCH(__cudaLaunchKernel, cudaKernel_t)
 KAUDIT_WRAP_LAUNCH(__cudaLaunchKernel_ptsz, cudaKernel_t)
@@ -67,23 +86,39 @@ KAUDIT_WRAP_LAUNCH(cudaLaunchCooperativeKernel_ptsz, const void*)
 #undef KAUDIT_WRAP_LAUNCH
 extern "C" cudaError_t CUDARTAPI __real_cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* fn, void** args);
 extern "C" __attribute__((visibility("hidden"))) cudaError_t CUDARTAPI __wrap_cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* fn, void** args) {
-  return kaudit_gpu::counted_launch([&] { return __real_cudaLaunchKernelExC(config, fn, args); });
+  return kaudit_gpu::counted_launch(config->gridDim, config->blockDim, config->dynamicSmemBytes, config->stream,
+                                    [&] { return __real_cudaLaunchKernelExC(config, fn, args); });
 }
 extern "C" cudaError_t CUDARTAPI __real_cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t* config, const void* fn, void** args);
 extern "C" __attribute__((visibility("hidden"))) cudaError_t CUDARTAPI __wrap_cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t* config, const void* fn, void** args) {
-  return kaudit_gpu::counted_launch([&] { return __real_cudaLaunchKernelExC_ptsz(config, fn, args); });
+  return kaudit_gpu::counted_launch(config->gridDim, config->blockDim, config->dynamicSmemBytes, config->stream,
+                                    [&] { return __real_cudaLaunchKernelExC_ptsz(config, fn, args); });
 }
-// A CUDA graph's replay: one launch (at least one kernel), however many nodes the graph has.
+// A CUDA graph's replay: one launch (at least one kernel), however many nodes the graph has; its
+// record has a grid and a block of zeros (the nodes' own are not read).
 extern "C" cudaError_t CUDARTAPI __real_cudaGraphLaunch(cudaGraphExec_t graph, cudaStream_t stream);
 extern "C" __attribute__((visibility("hidden"))) cudaError_t CUDARTAPI __wrap_cudaGraphLaunch(cudaGraphExec_t graph, cudaStream_t stream) {
-  return kaudit_gpu::counted_launch([&] { return __real_cudaGraphLaunch(graph, stream); });
+  return kaudit_gpu::counted_launch(dim3(0, 0, 0), dim3(0, 0, 0), 0, stream, [&] { return __real_cudaGraphLaunch(graph, stream); });
 }
 extern "C" cudaError_t CUDARTAPI __real_cudaGraphLaunch_ptsz(cudaGraphExec_t graph, cudaStream_t stream);
 extern "C" __attribute__((visibility("hidden"))) cudaError_t CUDARTAPI __wrap_cudaGraphLaunch_ptsz(cudaGraphExec_t graph, cudaStream_t stream) {
-  return kaudit_gpu::counted_launch([&] { return __real_cudaGraphLaunch_ptsz(graph, stream); });
+  return kaudit_gpu::counted_launch(dim3(0, 0, 0), dim3(0, 0, 0), 0, stream,
+                                    [&] { return __real_cudaGraphLaunch_ptsz(graph, stream); });
 }
 // Launches since the library was loaded; the worker reads it before and after each call.
 extern "C" __attribute__((visibility("default"))) int kaudit_gpu_launches() { return kaudit_gpu::launch_count.load(); }
+// Launch n's configuration (n counted as kaudit_gpu_launches counts): grid x, y, z, block x, y, z,
+// dynamic shared bytes, stream handle; 0 when it is not among the last kLaunchRing.
+extern "C" __attribute__((visibility("default"))) int kaudit_gpu_launch_record(int n, unsigned long long* out) {
+  const int count = kaudit_gpu::launch_count.load(std::memory_order_acquire);
+  if (n < 0 || n >= count || count - n > kaudit_gpu::kLaunchRing) return 0;
+  const kaudit_gpu::LaunchRecord& r = kaudit_gpu::launch_ring[n % kaudit_gpu::kLaunchRing];
+  for (int i = 0; i < 3; ++i) out[i] = r.grid[i], out[3 + i] = r.block[i];
+  out[6] = r.shared_bytes;
+  out[7] = r.stream;
+  return 1;
+}
 #else
 extern "C" __attribute__((visibility("default"))) int kaudit_gpu_launches() { return -1; }
+extern "C" __attribute__((visibility("default"))) int kaudit_gpu_launch_record(int, unsigned long long*) { return 0; }
 #endif

@@ -59,6 +59,7 @@ struct LaunchSpec {
   bool uses_dynamic_smem;  // the TU declares extern __shared__ (the dynamic buffer is poisoned per block)
   const char* kernel;    // spelling of the callee, for messages
   const void* module_anchor;  // an address inside the kernel library (finds its TLS block)
+  const void* stream;         // the stream the launch named (null: the default stream); recorded only
 };
 
 // Called back by the runtime for one block (plain mode: the block loops over its threads inline)

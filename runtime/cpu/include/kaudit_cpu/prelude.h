@@ -115,9 +115,17 @@ template <class T> inline cudaError_t cudaMemcpyFromSymbol(void* dst, const T& s
   std::memcpy(dst, reinterpret_cast<const char*>(&sym) + off, n);
   return cudaSuccess;
 }
-// Streams and events: one stream, in order (a launch completes before the next statement), so
-// waits and records have nothing to do, and an elapsed time is 0 ms.
-inline cudaError_t cudaStreamCreate(cudaStream_t* s) { *s = nullptr; return cudaSuccess; }
+// Streams and events: every stream runs in order (a launch completes before the next statement),
+// so waits and records have nothing to do, and an elapsed time is 0 ms. A created stream still
+// gets a handle of its own, never dereferenced, so that a run's launch record (rt::LaunchRecord)
+// says which launches named another stream than the default one.
+namespace kaudit::detail {
+inline cudaStream_t new_stream_handle() {
+  static std::uintptr_t last = 0x1000;
+  return reinterpret_cast<cudaStream_t>(last += 0x10);
+}
+}  // namespace kaudit::detail
+inline cudaError_t cudaStreamCreate(cudaStream_t* s) { *s = ::kaudit::detail::new_stream_handle(); return cudaSuccess; }
 inline cudaError_t cudaStreamCreateWithFlags(cudaStream_t* s, unsigned) { return cudaStreamCreate(s); }
 inline cudaError_t cudaStreamCreateWithPriority(cudaStream_t* s, unsigned, int) { return cudaStreamCreate(s); }
 inline cudaError_t cudaStreamDestroy(cudaStream_t) { return cudaSuccess; }
@@ -157,13 +165,14 @@ inline cudaError_t cudaOccupancyMaxPotentialBlockSize(int* min_grid, int* block,
 // c10 / ATen CUDA helpers used by wrappers.
 namespace c10::cuda {
 struct CUDAStream {
-  cudaStream_t stream() const { return nullptr; }
-  operator cudaStream_t() const { return nullptr; }
+  cudaStream_t handle = nullptr;  // the default stream, as PyTorch's current stream is unless set
+  cudaStream_t stream() const { return handle; }
+  operator cudaStream_t() const { return handle; }
   c10::Device device() const { return {}; }
 };
 inline CUDAStream getCurrentCUDAStream(int = -1) { return {}; }
 inline CUDAStream getDefaultCUDAStream(int = -1) { return {}; }
-inline CUDAStream getStreamFromPool(bool = false, int = -1) { return {}; }
+inline CUDAStream getStreamFromPool(bool = false, int = -1) { return {::kaudit::detail::new_stream_handle()}; }
 struct CUDAGuard {
   explicit CUDAGuard(c10::Device) {}
   explicit CUDAGuard(int) {}
@@ -203,7 +212,8 @@ namespace kaudit {
 struct LaunchConfig {
   dim3 grid, block;
   std::size_t smem;
-  LaunchConfig(dim3 g, dim3 b, std::size_t s = 0, cudaStream_t = nullptr) : grid(g), block(b), smem(s) {}
+  cudaStream_t stream;  // recorded with the launch (rt::LaunchRecord); every stream runs in order here
+  LaunchConfig(dim3 g, dim3 b, std::size_t s = 0, cudaStream_t st = nullptr) : grid(g), block(b), smem(s), stream(st) {}
 };
 
 namespace detail {
@@ -225,7 +235,7 @@ int launch_kernel(const char* name, Call call, const LaunchConfig& cfg, A&&... a
   Launch launch{&call, std::tuple<std::decay_t<A>...>(std::forward<A>(args)...)};
   rt::LaunchSpec spec{{cfg.grid.x, cfg.grid.y, cfg.grid.z}, {cfg.block.x, cfg.block.y, cfg.block.z},
                       cfg.smem, KAUDIT_NEEDS_FIBERS != 0, detail::tu_uses_static_smem(), detail::tu_uses_dynamic_smem(),
-                      name, (const void*)&launch_kernel<Call, A...>};
+                      name, (const void*)&launch_kernel<Call, A...>, (const void*)cfg.stream};
   // Plain mode: the whole block runs here, threads as an inlined loop.
   rt::RunBlockFn run_block = [](void* p, rt::ThreadCtx* ctx, bool reversed) {
     Launch& l = *static_cast<Launch*>(p);
