@@ -100,7 +100,8 @@ void run_legality(AuditRun& run, TaskRun& tr) {
       if (r.status != runtime::Status::Ok) {
         tr.oracle_why[o][i] = failed;
       } else {
-        const auto c = oracle::judge_outputs(spec, judge_facts(tr, o, p), r.outputs);
+        const oracle::RunFacts about = oracle::run_facts(r);
+        const auto c = oracle::judge_outputs(spec, judge_facts(tr, o, p, &about), r.outputs);
         if (const char* gate = oracle::gate_failure(spec.gates, r.launches, r.library_calls)) tr.oracle_why[o][i] = gate;
         else if (!c.ok) tr.oracle_why[o][i] = c.to_string();
       }
@@ -195,7 +196,8 @@ void witness_mode_false_kills(AuditRun& run, TaskRun& tr) {
             if (r.status != runtime::Status::Ok) {
               why = std::string(runtime::to_string(r.status)) + " " + r.message.substr(0, 200);
             } else {
-              const auto c = oracle::judge_outputs(spec, judge_facts(tr, o, p), r.outputs);
+              const oracle::RunFacts about = oracle::run_facts(r);
+              const auto c = oracle::judge_outputs(spec, judge_facts(tr, o, p, &about), r.outputs);
               if (const char* gate = oracle::gate_failure(spec.gates, r.launches, r.library_calls)) why = gate;
               else if (!c.ok) why = c.to_string();
             }

@@ -584,8 +584,13 @@ class MutantEvaluation {
           if (!tr_.is_trial[oi][p]) continue;
           const oracle::OracleSpec& spec = run_.options.oracles[oi];
           const auto& ref = oracle_reference(spec, tr_.prepared[p]);
-          if (const char* gate = oracle::gate_failure(spec.gates, r.launches, r.library_calls)) why[oi] = gate;
-          else if (!oracle::judge_outputs(spec, judge_facts(tr_, oi, p), r.outputs).ok) why[oi] = oracle::mismatch_cause(r.outputs, ref);
+          if (const char* gate = oracle::gate_failure(spec.gates, r.launches, r.library_calls)) {
+            why[oi] = gate;
+            continue;
+          }
+          const oracle::RunFacts about = oracle::run_facts(r);
+          const auto c = oracle::judge_outputs(spec, judge_facts(tr_, oi, p, &about), r.outputs);
+          if (!c.ok) why[oi] = c.cause.empty() ? oracle::mismatch_cause(r.outputs, ref) : c.cause;
         }
       }
     }
@@ -844,8 +849,11 @@ class MutantEvaluation {
   oracle::HarnessResult run_harness(const oracle::HarnessRequest& rq, int max_timeouts) {
     oracle::HarnessResult hr = oracle::run_harness(runner_, rq, max_timeouts);
     runs_ += hr.trials.size();
-    if (!hr.trials.empty() && hr.trials.back().status == runtime::Status::Exception)
-      note_exception(hr.trials.back().message);
+    for (const auto& t : hr.trials)  // a loop an external checker judges goes on past one
+      if (t.status == runtime::Status::Exception) {
+        note_exception(t.message);
+        break;
+      }
     if (hr.infrastructure_failure) {
       tr_.note_infra(run_, kernel_.id() + " mutant " + a_.scored.id + ": " + hr.trials.back().message);
       throw NoResult{};

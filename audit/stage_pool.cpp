@@ -22,16 +22,15 @@ oracle::TrialJudge external_judge(const oracle::OracleSpec& spec, const TaskRun&
                                   const std::vector<std::pair<std::size_t, std::string>>& trials) {
   if (!spec.external) return {};
   return [&tr, oracle, &trials, &spec](std::size_t t, const oracle::HarnessTrialResult& run) {
-    oracle::JudgeFacts facts = judge_facts(tr, oracle, trials.at(t).first);
     const oracle::RunFacts about = oracle::run_facts(run);
-    facts.run = &about;
-    return oracle::judge_outputs(spec, facts, run.outputs);
+    return oracle::judge_outputs(spec, judge_facts(tr, oracle, trials.at(t).first, &about), run.outputs);
   };
 }
 
-oracle::JudgeFacts judge_facts(const TaskRun& tr, std::size_t oracle, std::size_t p) {
+oracle::JudgeFacts judge_facts(const TaskRun& tr, std::size_t oracle, std::size_t p, const oracle::RunFacts* run) {
   oracle::JudgeFacts f;
   f.task = &tr.task;
+  f.run = run;
   const auto& trials = tr.oracle_trials.at(oracle);
   for (std::size_t i = 0; i < trials.size(); ++i)
     if (trials[i].first == p) {

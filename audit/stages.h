@@ -70,7 +70,8 @@ const std::vector<at::Tensor>& oracle_reference(const oracle::OracleSpec& o, con
 // What an oracle's judgement of a run at pool input `p` is about (oracle::judge_outputs): the
 // task, the oracle's trial there (its first trial on `p`: name and place), the inputs and both
 // references.
-oracle::JudgeFacts judge_facts(const struct TaskRun& tr, std::size_t oracle, std::size_t p);
+oracle::JudgeFacts judge_facts(const struct TaskRun& tr, std::size_t oracle, std::size_t p,
+                               const oracle::RunFacts* run = nullptr);
 // harness_verdict's judge for an oracle with an external checker, over the harness's trials
 // (pool input, trial name) in order; empty (the request's comparator judges) for the others.
 oracle::TrialJudge external_judge(const oracle::OracleSpec& spec, const struct TaskRun& tr, std::size_t oracle,

@@ -36,6 +36,9 @@ struct CompareResult {
   double max_ratio_within = 0;
   int output = 0;          // which output, for the vector overloads
   std::string reason;      // why not ok: shape mismatch, dtype mismatch, nan mismatch, ...; or ""
+  // The kill's cause when the judge names it (an external checker's reply "cause": a gate it
+  // checks itself, such as "no-launch"); empty: kaudit reads it off the outputs (mismatch_cause).
+  std::string cause;
 
   std::string to_string() const;
 };

@@ -80,8 +80,7 @@ ExternalChecker::ExternalChecker(std::string oracle, ExternalCommand command)
 
 ExternalChecker::~ExternalChecker() {
   idle_.clear();
-  std::error_code ec;
-  fs::remove_all(folder_, ec);
+  remove_tree(folder_);  // not std::filesystem::remove_all: common/files.h says why (a GPU audit died on it)
 }
 
 int ExternalChecker::processes_started() const {
@@ -236,6 +235,12 @@ json ExternalChecker::ask(json request, const std::string& what_kind, const std:
 }
 
 namespace {
+// The causes a checker may name in its reply: the gates' and the outputs' readings. A run that did
+// not complete keeps its own cause (crash, timeout...), whatever the checker names.
+bool checker_cause(const std::string& c) {
+  return c == "no-launch" || c == "library-compute" || c == "unwritten-output" || c == "wrong-output" || c == "nan-inf";
+}
+
 // The request's "run": what the worker recorded, null where it recorded nothing.
 json run_json(const RunFacts* run) {
   const RunFacts none;
@@ -271,7 +276,12 @@ CompareResult ExternalChecker::judge(const JudgeFacts& facts, const std::vector<
                   {"reference_fp64", paths(facts.ref64)},
                   {"outputs", paths(&outputs)}};
   const auto validate = [](const json& r) -> std::string {
-    return r.contains("pass") && r.at("pass").is_boolean() ? "" : "without a boolean \"pass\"";
+    if (!r.contains("pass") || !r.at("pass").is_boolean()) return "without a boolean \"pass\"";
+    if (r.contains("cause") && !r.at("cause").is_null() &&
+        (!r.at("cause").is_string() || !checker_cause(r.at("cause").get<std::string>())))
+      return "with a \"cause\" kaudit does not know (give one of no-launch, library-compute, unwritten-output, "
+             "wrong-output, nan-inf, or leave it out)";
+    return "";
   };
   const json reply = ask(request, "judge",
                          "task '" + task + "', trial " + std::to_string(facts.trial_index) + " '" + facts.trial + "'",
@@ -283,6 +293,7 @@ CompareResult ExternalChecker::judge(const JudgeFacts& facts, const std::vector<
     c.reason = reply.contains("reason") && reply.at("reason").is_string() ? reply.at("reason").get<std::string>()
                                                                           : std::string("rejected by the checker");
     if (c.reason.empty()) c.reason = "rejected by the checker";
+    if (reply.contains("cause") && reply.at("cause").is_string()) c.cause = reply.at("cause").get<std::string>();
   }
   return c;
 }

@@ -208,6 +208,10 @@ HarnessResult run_harness(runtime::IsolatedRunner& runner, const HarnessRequest&
   return again;
 }
 
+std::string not_run_message(std::size_t ended_at, const std::string& why) {
+  return "not run: the harness's loop ended at trial " + std::to_string(ended_at) + " (" + why.substr(0, 200) + ")";
+}
+
 bool leaves_the_process_usable(runtime::Status status) {
   return status == runtime::Status::Exception || status == runtime::Status::LaunchError;
 }
@@ -221,6 +225,16 @@ RunFacts run_facts(const HarnessTrialResult& r) {
   f.unwritten = r.unwritten;
   f.launch_log = r.launch_log;
   return f;
+}
+
+RunFacts run_facts(const runtime::RunResult& r) {
+  HarnessTrialResult t;
+  t.status = r.status;
+  t.message = r.message;
+  t.launches = r.launches;
+  t.library_calls = r.library_calls;
+  t.launch_log = r.launch_log;
+  return run_facts(t);
 }
 
 namespace {
@@ -376,10 +390,11 @@ HarnessVerdict harness_verdict(const HarnessRequest& request, const HarnessResul
     const HarnessTrialResult& r = result.trials[t];
     if (r.status != runtime::Status::Ok) {
       // An external checker is asked about a run that did not complete too: its harness decides.
-      if (judge && t < request.trials.size()) {
+      // Not a sandbox violation: that verdict is kaudit's (a forged reply, a process left behind).
+      if (judge && t < request.trials.size() && r.status != runtime::Status::SandboxViolation) {
         const CompareResult c = judge(t, r);
         if (c.ok) continue;
-        return {true, static_cast<int>(t), status_cause(r.status), (r.message + " (the checker: " + c.reason + ")").substr(0, 300)};
+        return {true, static_cast<int>(t), status_cause(r.status), r.message.substr(0, 200) + " (the checker: " + c.reason + ")"};
       }
       v = {true, static_cast<int>(t), status_cause(r.status), r.message.substr(0, 300)};
       return v;
@@ -390,21 +405,22 @@ HarnessVerdict harness_verdict(const HarnessRequest& request, const HarnessResul
       return {true, static_cast<int>(t), gate, gate_reason(gate)};
     const CompareResult c = judge ? judge(t, r)
                                   : apply_comparator(request.comparator, r.outputs, request.trials[t].judge_reference);
-    if (!c.ok) return {true, static_cast<int>(t), mismatch_cause(r.outputs, request.trials[t].judge_reference), c.to_string()};
+    if (!c.ok)
+      return {true, static_cast<int>(t),
+              c.cause.empty() ? mismatch_cause(r.outputs, request.trials[t].judge_reference) : c.cause, c.to_string()};
   }
   // The checker passed a run that ended the worker (a crash, a hang) or its CUDA context: the
   // loop's later trials would run in that dead process or context and end the same way (CUDA's
   // errors of that kind are sticky), so the checker is asked about each of them so.
   if (judge && !result.trials.empty() && result.trials.size() < request.trials.size() &&
-      result.trials.back().status != runtime::Status::Ok) {
+      result.trials.back().status != runtime::Status::Ok && result.trials.back().status != runtime::Status::SandboxViolation) {
     HarnessTrialResult gone;
     gone.status = result.trials.back().status;
-    gone.message = "not run: the harness's process or CUDA context ended at trial " + std::to_string(result.trials.size()) +
-                   " (" + result.trials.back().message + ")";
+    gone.message = not_run_message(result.trials.size(), result.trials.back().message);
     for (std::size_t t = result.trials.size(); t < request.trials.size(); ++t) {
       const CompareResult c = judge(t, gone);
       if (!c.ok)
-        return {true, static_cast<int>(t), status_cause(gone.status), (gone.message + " (the checker: " + c.reason + ")").substr(0, 300)};
+        return {true, static_cast<int>(t), status_cause(gone.status), gone.message.substr(0, 200) + " (the checker: " + c.reason + ")"};
     }
     return v;
   }
@@ -737,7 +753,7 @@ json serve_loop(HarnessDevice& device, const json& req, std::vector<at::Tensor>&
     // A loop an external checker judges afterwards (!stop_at_failure) goes on past a trial that
     // threw or was refused its launch, as a harness that catches the exception would: neither
     // harms the process or its CUDA context. A crash or a hang ends the worker, a lost device the loop.
-    const std::string status = result["status"];
+    const std::string status = result.value("status", "crash");
     const bool go_on = status == "ok" ? passed || !stop_at_failure
                                       : !stop_at_failure && (status == "exception" || status == "launch-error");
     if (!go_on || device.lost()) break;

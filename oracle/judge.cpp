@@ -118,14 +118,12 @@ OracleVerdict Judge::judge(const OracleSpec& spec, const corpus::Task& task, con
   v.harness_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   // An external checker judges every trial the loop ran, completed or not, and those after a run
   // that ended the worker (as harness_verdict asks it).
+  // Not kaudit's own verdicts: a sandbox violation, a worker that could not be run.
+  const auto ask = [&](const HarnessTrialResult& t) {
+    return spec.external && !r.infrastructure_failure && t.status != runtime::Status::SandboxViolation;
+  };
   std::vector<HarnessTrialResult> runs = r.trials;
-  if (spec.external && !runs.empty() && runs.back().status != runtime::Status::Ok && runs.size() < trials.size()) {
-    HarnessTrialResult gone;
-    gone.status = runs.back().status;
-    gone.message = "not run: the harness's process or CUDA context ended at trial " + std::to_string(runs.size()) +
-                   " (" + runs.back().message + ")";
-    runs.resize(trials.size(), gone);
-  }
+  const bool ended = !runs.empty() && runs.back().status != runtime::Status::Ok && runs.size() < trials.size();
   for (std::size_t i = 0; i < runs.size() && i < trials.size(); ++i) {
     TrialOutcome o;
     o.trial = trials[i].name;
@@ -136,9 +134,16 @@ OracleVerdict Judge::judge(const OracleSpec& spec, const corpus::Task& task, con
     const RunFacts about = run_facts(runs[i]);
     const JudgeFacts facts{&task, t.name, i, &t.dims, &t.inputs, fp64 ? &t.other : &t.reference,
                            fp64 ? &t.reference : &t.other, &about};
-    if (o.status != runtime::Status::Ok && spec.external) {
+    if (o.status != runtime::Status::Ok && ask(runs[i])) {
       o.compare = judge_outputs(spec, facts, {});
       o.passed = o.compare.ok;
+      // A run that ended the loop and that the checker passed: the trials after it are asked about so.
+      if (o.passed && ended && i + 1 == runs.size()) {
+        HarnessTrialResult gone;
+        gone.status = runs.back().status;
+        gone.message = not_run_message(runs.size(), runs.back().message);
+        runs.resize(trials.size(), gone);
+      }
     }
     if (o.status == runtime::Status::Ok) {
       o.compare = judge_outputs(spec, facts, runs[i].outputs);

@@ -140,8 +140,9 @@ def _failed_run(trial):
 
 
 def serve(judge, make_inputs=None, judge_incomplete=_failed_run):
-    """Answers kaudit's requests until stdin closes. judge(Trial) returns a bool or (bool, reason)
-    for a run that completed; judge_incomplete(Trial) the same for one that did not (default: it
+    """Answers kaudit's requests until stdin closes. judge(Trial) returns a bool, (bool, reason)
+    or (bool, reason, cause) for a run that completed, where cause names a gate the checker
+    applied ("no-launch", "library-compute", "unwritten-output") or "wrong-output"/"nan-inf"; judge_incomplete(Trial) the same for one that did not (default: it
     fails); make_inputs(Inputs), for specs whose trials say "distribution": "checker", returns one
     tensor per task input, of its dtype and shape."""
     for line in sys.stdin:
@@ -154,8 +155,11 @@ def serve(judge, make_inputs=None, judge_incomplete=_failed_run):
         elif op == "judge":
             trial = Trial(request)
             verdict = (judge if trial.outcome == "ok" else judge_incomplete)(trial)
-            passed, reason = (verdict, "") if isinstance(verdict, bool) else verdict
-            _reply({"id": rid, "pass": bool(passed), "reason": str(reason)})
+            verdict = (verdict, "") if isinstance(verdict, bool) else tuple(verdict)
+            reply = {"id": rid, "pass": bool(verdict[0]), "reason": str(verdict[1])}
+            if len(verdict) > 2 and verdict[2]:
+                reply["cause"] = str(verdict[2])
+            _reply(reply)
         elif op == "inputs" and make_inputs is not None:
             tensors = make_inputs(Inputs(request))
             files = []

@@ -6,7 +6,14 @@ max |ref|), as the built-in gym-v9 spec reads it (suites/gym-v9.json), so the tw
 
 The gym's v5 partial credit (a case within 1e-2 but not 1e-4) is a reward, not a pass: the case
 fails here and the reason says it would have earned partial credit.
+
+With --gates it also applies the gym's two gates (seed document 000) to what kaudit recorded of
+each run, before the comparison, as the built-in spec examples/oracles/gym_v9_gates.json does:
+the kernel must actually launch (trial.launches), and no fallback to library compute
+(trial.library_calls); the reply names the gate as the kill's cause.
 """
+import sys
+
 import torch
 
 import kaudit_checker
@@ -21,7 +28,15 @@ def within(out, ref, tol):
     return bool(close.all())
 
 
+GATES = "--gates" in sys.argv[1:]
+
+
 def judge(trial):
+    # None: the backend recorded nothing, which fails no gate.
+    if GATES and trial.launches == 0:
+        return False, "the candidate launched no kernel (the gym's gate)", "no-launch"
+    if GATES and (trial.library_calls or 0) > 0:
+        return False, f"the candidate made {trial.library_calls} library compute calls (the gym's gate)", "library-compute"
     if len(trial.outputs) != len(trial.reference_fp32):
         return False, f"{len(trial.outputs)} outputs, the reference has {len(trial.reference_fp32)}"
     for i, (out, ref) in enumerate(zip(trial.outputs, trial.reference_fp32)):

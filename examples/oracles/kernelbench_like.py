@@ -7,7 +7,13 @@ examples/oracles/kernelbench_like.json.
 
 The comparison is made in float64, as kaudit's own comparator makes it (oracle/compare.cpp): on
 half outputs torch.allclose in float16 would round the tolerance itself.
+
+With --swallow-exceptions it plants a harness bug for kaudit's tests
+(tests/fixtures/external_checkers/swallows_exceptions.json): a trial whose candidate threw is
+skipped as passed, as a loop around `try: ... except Exception: continue` would skip it.
 """
+import sys
+
 import torch
 
 import kaudit_checker
@@ -34,4 +40,13 @@ def judge(trial):
     return True
 
 
-kaudit_checker.serve(judge)
+def skip_exceptions(trial):
+    if trial.outcome == "exception":
+        return True, "skipped: the candidate threw"
+    return False, f"the run did not complete: {trial.outcome}"
+
+
+if "--swallow-exceptions" in sys.argv[1:]:
+    kaudit_checker.serve(judge, judge_incomplete=skip_exceptions)
+else:
+    kaudit_checker.serve(judge)

@@ -198,17 +198,23 @@ nlohmann::json GpuRunner::call(const std::string& load_path, const std::string& 
     log.push_back({{unsigned(r[0]), unsigned(r[1]), unsigned(r[2])}, {unsigned(r[3]), unsigned(r[4]), unsigned(r[5])},
                    r[6], static_cast<std::uintptr_t>(r[7])});
   }
+  // What the run did goes with every reply, completed or not: a checker is asked about both.
+  const auto with_facts = [&](nlohmann::json r) {
+    r["library_calls"] = calls;
+    r["launches"] = launches;
+    r["launch_log"] = runtime::launch_log_json(log);
+    return r;
+  };
   if (device_error(reply)) {
     outputs.clear();
-    return reply;
+    return with_facts(reply);
   }
   if (threw) {
     outputs.clear();
-    if (message_is_launch_refusal(err)) return {{"status", "launch-error"}, {"message", err}};
-    return {{"status", "exception"}, {"message", err}};
+    if (message_is_launch_refusal(err)) return with_facts({{"status", "launch-error"}, {"message", err}});
+    return with_facts({{"status", "exception"}, {"message", err}});
   }
-  return {{"status", "ok"}, {"message", ""}, {"library_calls", calls}, {"launches", launches},
-          {"launch_log", runtime::launch_log_json(log)}};
+  return with_facts({{"status", "ok"}, {"message", ""}});
 }
 
 nlohmann::json GpuRunner::run(const std::string& load_path, const std::string& key, const nlohmann::json& req,

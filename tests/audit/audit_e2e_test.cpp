@@ -732,6 +732,65 @@ TEST(AuditCommand, ExternalCheckersOfTheBuiltInRulesGiveTheBuiltInSpecsVerdicts)
   for (const auto& [builtin, external] : pairs) EXPECT_EQ(scores[builtin], scores[external]) << builtin;
 }
 
+// The gym's two gates written in Python against the run facts of the judge request
+// (examples/oracles/gym_hidden_cases.py --gates: trial.launches, trial.library_calls, and the gate
+// named as the reply's cause) give the built-in gated spec's verdicts, causes and killing trials
+// in both modes, on planted launch removals and library fallbacks (the gates' causes among them).
+TEST(AuditCommand, TheGymsGatesWrittenInPythonGiveTheBuiltInGatesVerdicts) {
+  const auto out = std::filesystem::path(KAUDIT_TEST_CACHE) / "audit_python_gates_out";
+  std::filesystem::remove_all(out);
+  const auto examples = std::filesystem::path(KAUDIT_EXAMPLES_DIR) / "oracles";
+  const auto r = kaudit::run_process(
+      {KAUDIT_EXE, "audit", "--kernel", "matmul/matmul_tiled", "--kernel", "relu/relu_gridstride", "--rule",
+       "hack-library-matmul", "--rule", "hack-remove-launch", "--rule", "hack-return-zeros", "--rule", "hack-empty-kernel",
+       "--oracle", (examples / "gym_v9_gates.json").string(), "--oracle", (examples / "gym_hidden_cases_gates.json").string(),
+       "--cache", KAUDIT_TEST_CACHE, "--out", out.string()},
+      1200);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::map<std::string, int> causes;
+  for (const auto& m : read_jsonl(out / "kill-matrix.jsonl")) {
+    if (!m["witnessed"].get<bool>()) continue;
+    for (const char* field : {"killed_by", "cause", "killing_trial", "witness_mode_killed_by", "witness_mode_cause"}) {
+      const nlohmann::json& f = m.contains(field) && m[field].is_object() ? m[field] : nlohmann::json::object();
+      EXPECT_EQ(f.value("gym-v9-gates", nlohmann::json()), f.value("gym-hidden-cases-gates", nlohmann::json()))
+          << field << " of " << m["id"] << " (" << m["rule"] << ")";
+    }
+    if (m["cause"].is_object()) causes[m["cause"].value("gym-hidden-cases-gates", "")]++;
+  }
+  EXPECT_GE(causes["no-launch"], 1);
+  EXPECT_GE(causes["library-compute"], 1);
+  EXPECT_GE(causes["wrong-output"], 1);
+}
+
+// A harness that skips a trial whose candidate threw (the planted bug of
+// tests/fixtures/external_checkers/swallows_exceptions.json) is asked about those runs and
+// passes them: the mutants the KernelBench check kills by an exception are missed by it, and
+// every other verdict is the KernelBench check's.
+TEST(AuditCommand, AHarnessThatSwallowsExceptionsMissesTheMutantsThatThrow) {
+  const auto out = std::filesystem::path(KAUDIT_TEST_CACHE) / "audit_swallows_out";
+  std::filesystem::remove_all(out);
+  const auto spec = std::filesystem::path(KAUDIT_AUDIT_FIXTURES) / ".." / "external_checkers" / "swallows_exceptions.json";
+  const auto r = kaudit::run_process({KAUDIT_EXE, "audit", "--kernel", "batched_matmul/bmm_smem_tiled", "--rule",
+                                      "arith-int-const-inc", "--oracle", "kernelbench", "--oracle", spec.string(), "--cache",
+                                      KAUDIT_TEST_CACHE, "--out", out.string()},
+                                     1200);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  int threw = 0, others = 0;
+  for (const auto& m : read_jsonl(out / "kill-matrix.jsonl")) {
+    if (!m["witnessed"].get<bool>()) continue;
+    if (m["cause"].value("kernelbench", "") == "exception") {
+      ++threw;
+      EXPECT_EQ(m["killed_by"]["swallows-exceptions"], false) << m["id"];
+    } else {
+      ++others;
+      EXPECT_EQ(m["killed_by"]["kernelbench"], m["killed_by"]["swallows-exceptions"]) << m["id"];
+      EXPECT_EQ(m["cause"].value("kernelbench", ""), m["cause"].value("swallows-exceptions", "")) << m["id"];
+    }
+  }
+  EXPECT_GE(threw, 1);
+  EXPECT_GE(others, 1);
+}
+
 // An external checker's loop runs on past failures; a matmul mutant (`+` -> `-` in an index) fails
 // trial 1 and then writes out of its block and kills the worker in a later trial, taking trial 1's
 // outputs with it. Those trials are run again (the modelled device is deterministic), so the

@@ -523,11 +523,25 @@ torch::Tensor run(torch::Tensor x) { *(volatile int*)nullptr = 1; return x; }
     EXPECT_FALSE(harness_verdict(rq, r, lenient.judge()).killed);
     ASSERT_EQ(lenient.asked.size(), 3u);
     EXPECT_EQ(lenient.asked[1].second.outcome, "crash");
-    EXPECT_NE(lenient.asked[1].second.message.find("not run: the harness's process or CUDA context ended at trial 1"),
+    EXPECT_NE(lenient.asked[1].second.message.find("not run: the harness's loop ended at trial 1"),
               std::string::npos)
         << lenient.asked[1].second.message;
     // Without a judge of its own the request is not a pass (the loop answered 1 of 3 trials).
     EXPECT_TRUE(harness_verdict(rq, r).killed);
+  }
+  {
+    SCOPED_TRACE("a sandbox violation");
+    // kaudit's own verdict on a reply that is not the loop's: never the checker's to pass.
+    HarnessRequest rq = request(throws, x, answer, trace, {}, 3);
+    rq.stop_at_failure = false;
+    HarnessResult forged;
+    forged.trials.resize(1);
+    forged.trials[0].status = runtime::Status::SandboxViolation;
+    RecordingJudge lenient{true, {}};
+    const HarnessVerdict v = harness_verdict(rq, forged, lenient.judge());
+    EXPECT_TRUE(v.killed);
+    EXPECT_EQ(v.cause, "sandbox-violation");
+    EXPECT_TRUE(lenient.asked.empty());
   }
 }
 

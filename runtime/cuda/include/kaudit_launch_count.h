@@ -55,13 +55,12 @@ static cudaError_t counted_launch(dim3 grid, dim3 block, size_t shared, cudaStre
   const cudaError_t e = real();
   --launch_depth;
   if (outermost && !refused_configuration(e)) {
-    // The slot is written before the count moves past it, so a reader of launches below the count
-    // finds them written (a wrapper's own threads launching at once may race for a slot 256 apart).
-    const int n = launch_count.load(std::memory_order_relaxed);
+    // Each launch takes its own number, then writes its slot; the worker reads the slots after the
+    // wrapper's call has returned, when every launch of the call has written its own.
+    const int n = launch_count.fetch_add(1, std::memory_order_acq_rel);
     launch_ring[n % kLaunchRing] = {{grid.x, grid.y, grid.z}, {block.x, block.y, block.z},
                                     static_cast<unsigned long long>(shared),
                                     static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(stream))};
-    launch_count.fetch_add(1, std::memory_order_release);
   }
   return e;
 }
@@ -86,12 +85,16 @@ KAUDIT_WRAP_LAUNCH(cudaLaunchCooperativeKernel_ptsz, const void*)
 #undef KAUDIT_WRAP_LAUNCH
 extern "C" cudaError_t CUDARTAPI __real_cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* fn, void** args);
 extern "C" __attribute__((visibility("hidden"))) cudaError_t CUDARTAPI __wrap_cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* fn, void** args) {
-  return kaudit_gpu::counted_launch(config->gridDim, config->blockDim, config->dynamicSmemBytes, config->stream,
+  const cudaLaunchConfig_t none{};  // a null config is the runtime's to refuse
+  const cudaLaunchConfig_t& c = config ? *config : none;
+  return kaudit_gpu::counted_launch(c.gridDim, c.blockDim, c.dynamicSmemBytes, c.stream,
                                     [&] { return __real_cudaLaunchKernelExC(config, fn, args); });
 }
 extern "C" cudaError_t CUDARTAPI __real_cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t* config, const void* fn, void** args);
 extern "C" __attribute__((visibility("hidden"))) cudaError_t CUDARTAPI __wrap_cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t* config, const void* fn, void** args) {
-  return kaudit_gpu::counted_launch(config->gridDim, config->blockDim, config->dynamicSmemBytes, config->stream,
+  const cudaLaunchConfig_t none{};
+  const cudaLaunchConfig_t& c = config ? *config : none;
+  return kaudit_gpu::counted_launch(c.gridDim, c.blockDim, c.dynamicSmemBytes, c.stream,
                                     [&] { return __real_cudaLaunchKernelExC_ptsz(config, fn, args); });
 }
 // A CUDA graph's replay: one launch (at least one kernel), however many nodes the graph has; its

@@ -9,6 +9,7 @@
 #define KAUDIT_CPU_PRELUDE_H
 // Standard headers first: the CUDA keyword macros defined below must not reach them.
 #include <algorithm>
+#include <atomic>
 #include <cfloat>
 #include <climits>
 #include <cmath>
@@ -121,8 +122,8 @@ template <class T> inline cudaError_t cudaMemcpyFromSymbol(void* dst, const T& s
 // says which launches named another stream than the default one.
 namespace kaudit::detail {
 inline cudaStream_t new_stream_handle() {
-  static std::uintptr_t last = 0x1000;
-  return reinterpret_cast<cudaStream_t>(last += 0x10);
+  static std::atomic<std::uintptr_t> last{0x1000};  // a wrapper's own threads may create streams
+  return reinterpret_cast<cudaStream_t>(last.fetch_add(0x10) + 0x10);
 }
 }  // namespace kaudit::detail
 inline cudaError_t cudaStreamCreate(cudaStream_t* s) { *s = ::kaudit::detail::new_stream_handle(); return cudaSuccess; }
