@@ -8,9 +8,10 @@ examples/oracles/kernelbench_like.json.
 The comparison is made in float64, as kaudit's own comparator makes it (oracle/compare.cpp): on
 half outputs torch.allclose in float16 would round the tolerance itself.
 
-With --swallow-exceptions it plants a harness bug for kaudit's tests
-(tests/fixtures/external_checkers/swallows_exceptions.json): a trial whose candidate threw is
-skipped as passed, as a loop around `try: ... except Exception: continue` would skip it.
+With --swallow OUTCOMES (a comma-separated list: exception, crash, timeout, launch-error) it plants
+a harness bug for kaudit's tests (tests/fixtures/external_checkers/swallows_exceptions.json,
+passes_crashes.json): a trial whose run ended so is skipped as passed, as a loop around
+`try: ... except Exception: continue` skips a candidate that threw.
 """
 import sys
 
@@ -40,13 +41,13 @@ def judge(trial):
     return True
 
 
-def skip_exceptions(trial):
-    if trial.outcome == "exception":
-        return True, "skipped: the candidate threw"
+SWALLOWED = sys.argv[sys.argv.index("--swallow") + 1].split(",") if "--swallow" in sys.argv[1:] else []
+
+
+def incomplete(trial):
+    if trial.outcome in SWALLOWED:
+        return True, f"skipped: {trial.outcome}"
     return False, f"the run did not complete: {trial.outcome}"
 
 
-if "--swallow-exceptions" in sys.argv[1:]:
-    kaudit_checker.serve(judge, judge_incomplete=skip_exceptions)
-else:
-    kaudit_checker.serve(judge)
+kaudit_checker.serve(judge, judge_incomplete=incomplete)

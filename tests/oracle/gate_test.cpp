@@ -230,6 +230,31 @@ TEST(CheckCommand, AnExternalCheckersOwnInputsAreTheTrials) {
       << bad.err;
 }
 
+// `kaudit check` asks an external checker about a run that did not complete: a harness that skips
+// a crashed trial (tests/fixtures/external_checkers/passes_crashes.json) is asked about the crash
+// and about the trials the dead process would have run, and accepts the kernel that segfaults;
+// the checker without that bug rejects it by the crash.
+TEST(CheckCommand, AnExternalCheckerDecidesOnARunThatCrashed) {
+  const std::string fixtures = std::string(KAUDIT_GATE_CORPUS) + "/../external_checkers/";
+  const JsonRun r = kaudit_json("check", {"--kernel", "twice/correct", "--kernel", "twice/segfault", "--oracle",
+                                          fixtures + "passes_crashes.json", "--oracle",
+                                          std::string(KAUDIT_GATE_CORPUS) + "/../../../examples/oracles/kernelbench_like.json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  int rows = 0;
+  for (const auto& row : r.out["results"]) {
+    ++rows;
+    if (row["kernel"] == "twice/correct") {
+      EXPECT_EQ(row["oracles"]["passes-crashes"], "accept") << row;
+      EXPECT_EQ(row["oracles"]["kernelbench-like"], "accept") << row;
+    } else {
+      EXPECT_EQ(row["oracles"]["passes-crashes"], "accept") << row;
+      EXPECT_EQ(row["oracles"]["kernelbench-like"].get<std::string>().rfind("REJECT", 0), 0u) << row;
+      EXPECT_NE(row["rejections"]["kernelbench-like"]["reason"].get<std::string>().find("crash"), std::string::npos) << row;
+    }
+  }
+  EXPECT_EQ(rows, 2);
+}
+
 TEST(CheckCommand, UnknownOracleNamesTheBuiltIns) {
   auto r = kaudit::run_process({KAUDIT_EXE, "check", KAUDIT_GATE_CORPUS, "--oracle", "kernelbench-v7"}, 60);
   EXPECT_EQ(r.exit_code, 2);
