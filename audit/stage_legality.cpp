@@ -103,7 +103,7 @@ void run_legality(AuditRun& run, TaskRun& tr) {
         const oracle::RunFacts about = oracle::run_facts(r);
         const auto c = oracle::judge_outputs(spec, judge_facts(tr, o, p, &about), r.outputs);
         if (const char* gate = oracle::gate_failure(spec.gates, r.launches, r.library_calls)) tr.oracle_why[o][i] = gate;
-        else if (!c.ok) tr.oracle_why[o][i] = c.to_string();
+        else if (!c.ok) tr.oracle_why[o][i] = c.cause.empty() ? c.to_string() : c.cause;  // a gate the checker named
       }
     }
     run.count_runs(1);
@@ -199,7 +199,7 @@ void witness_mode_false_kills(AuditRun& run, TaskRun& tr) {
               const oracle::RunFacts about = oracle::run_facts(r);
               const auto c = oracle::judge_outputs(spec, judge_facts(tr, o, p, &about), r.outputs);
               if (const char* gate = oracle::gate_failure(spec.gates, r.launches, r.library_calls)) why = gate;
-              else if (!c.ok) why = c.to_string();
+              else if (!c.ok) why = c.cause.empty() ? c.to_string() : c.cause;  // a gate the checker named
             }
           }
           run.count_runs(1);

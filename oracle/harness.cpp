@@ -394,7 +394,7 @@ HarnessVerdict harness_verdict(const HarnessRequest& request, const HarnessResul
       if (judge && t < request.trials.size() && r.status != runtime::Status::SandboxViolation) {
         const CompareResult c = judge(t, r);
         if (c.ok) continue;
-        return {true, static_cast<int>(t), status_cause(r.status), r.message.substr(0, 200) + " (the checker: " + c.reason + ")"};
+        return {true, static_cast<int>(t), status_cause(r.status), r.message.substr(0, 200) + " (the checker: " + c.reason.substr(0, 200) + ")"};
       }
       v = {true, static_cast<int>(t), status_cause(r.status), r.message.substr(0, 300)};
       return v;
@@ -420,7 +420,7 @@ HarnessVerdict harness_verdict(const HarnessRequest& request, const HarnessResul
     for (std::size_t t = result.trials.size(); t < request.trials.size(); ++t) {
       const CompareResult c = judge(t, gone);
       if (!c.ok)
-        return {true, static_cast<int>(t), status_cause(gone.status), gone.message.substr(0, 200) + " (the checker: " + c.reason + ")"};
+        return {true, static_cast<int>(t), status_cause(gone.status), gone.message.substr(0, 200) + " (the checker: " + c.reason.substr(0, 200) + ")"};
     }
     return v;
   }

@@ -41,13 +41,13 @@ def judge(trial):
     return True
 
 
-SWALLOWED = sys.argv[sys.argv.index("--swallow") + 1].split(",") if "--swallow" in sys.argv[1:] else []
+SWALLOWED = sys.argv[sys.argv.index("--swallow") + 1].split(",") if "--swallow" in sys.argv[1:-1] else []
 
 
 def incomplete(trial):
     if trial.outcome in SWALLOWED:
         return True, f"skipped: {trial.outcome}"
-    return False, f"the run did not complete: {trial.outcome}"
+    return False, f"the run did not complete: {trial.outcome}" + (f" ({trial.message})" if trial.message else "")
 
 
 kaudit_checker.serve(judge, judge_incomplete=incomplete)

@@ -198,7 +198,7 @@ nlohmann::json GpuRunner::call(const std::string& load_path, const std::string& 
     log.push_back({{unsigned(r[0]), unsigned(r[1]), unsigned(r[2])}, {unsigned(r[3]), unsigned(r[4]), unsigned(r[5])},
                    r[6], static_cast<std::uintptr_t>(r[7])});
   }
-  // What the run did goes with every reply, completed or not: a checker is asked about both.
+  // What the run did goes with the call's replies, completed or not: a checker is asked about both.
   const auto with_facts = [&](nlohmann::json r) {
     r["library_calls"] = calls;
     r["launches"] = launches;

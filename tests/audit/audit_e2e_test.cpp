@@ -764,8 +764,9 @@ TEST(AuditCommand, TheGymsGatesWrittenInPythonGiveTheBuiltInGatesVerdicts) {
 
 // A harness that skips a trial whose candidate threw (the planted bug of
 // tests/fixtures/external_checkers/swallows_exceptions.json) is asked about those runs and
-// passes them: the mutants the KernelBench check kills by an exception are missed by it, and
-// every other verdict is the KernelBench check's.
+// passes them: the mutants the KernelBench check kills by an exception are missed by it (these
+// throw on every trial; one that threw on some only would be killed at another), and every other
+// verdict is the KernelBench check's.
 TEST(AuditCommand, AHarnessThatSwallowsExceptionsMissesTheMutantsThatThrow) {
   const auto out = std::filesystem::path(KAUDIT_TEST_CACHE) / "audit_swallows_out";
   std::filesystem::remove_all(out);
