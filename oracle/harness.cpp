@@ -208,8 +208,11 @@ HarnessResult run_harness(runtime::IsolatedRunner& runner, const HarnessRequest&
   return again;
 }
 
-std::string not_run_message(std::size_t ended_at, const std::string& why) {
-  return "not run: the harness's loop ended at trial " + std::to_string(ended_at) + " (" + why.substr(0, 200) + ")";
+HarnessTrialResult not_run_after(const HarnessTrialResult& last, std::size_t ended_at) {
+  HarnessTrialResult gone;
+  gone.status = last.status;
+  gone.message = "not run: the harness's loop ended at trial " + std::to_string(ended_at) + " (" + last.message.substr(0, 200) + ")";
+  return gone;
 }
 
 bool leaves_the_process_usable(runtime::Status status) {
@@ -386,6 +389,11 @@ const char* mismatch_cause(const std::vector<at::Tensor>& outputs, const std::ve
 
 HarnessVerdict harness_verdict(const HarnessRequest& request, const HarnessResult& result, const TrialJudge& judge) {
   HarnessVerdict v;
+  // A kill by a run that did not complete, which the checker failed: the run's cause, both reasons.
+  const auto failed_by_checker = [](std::size_t t, const HarnessTrialResult& r, const CompareResult& c) {
+    return HarnessVerdict{true, static_cast<int>(t), status_cause(r.status),
+                          r.message.substr(0, 200) + " (the checker: " + c.reason.substr(0, 200) + ")"};
+  };
   for (std::size_t t = 0; t < result.trials.size(); ++t) {
     const HarnessTrialResult& r = result.trials[t];
     if (r.status != runtime::Status::Ok) {
@@ -394,7 +402,7 @@ HarnessVerdict harness_verdict(const HarnessRequest& request, const HarnessResul
       if (judge && t < request.trials.size() && r.status != runtime::Status::SandboxViolation) {
         const CompareResult c = judge(t, r);
         if (c.ok) continue;
-        return {true, static_cast<int>(t), status_cause(r.status), r.message.substr(0, 200) + " (the checker: " + c.reason.substr(0, 200) + ")"};
+        return failed_by_checker(t, r, c);
       }
       v = {true, static_cast<int>(t), status_cause(r.status), r.message.substr(0, 300)};
       return v;
@@ -414,14 +422,9 @@ HarnessVerdict harness_verdict(const HarnessRequest& request, const HarnessResul
   // errors of that kind are sticky), so the checker is asked about each of them so.
   if (judge && !result.trials.empty() && result.trials.size() < request.trials.size() &&
       result.trials.back().status != runtime::Status::Ok && result.trials.back().status != runtime::Status::SandboxViolation) {
-    HarnessTrialResult gone;
-    gone.status = result.trials.back().status;
-    gone.message = not_run_message(result.trials.size(), result.trials.back().message);
-    for (std::size_t t = result.trials.size(); t < request.trials.size(); ++t) {
-      const CompareResult c = judge(t, gone);
-      if (!c.ok)
-        return {true, static_cast<int>(t), status_cause(gone.status), gone.message.substr(0, 200) + " (the checker: " + c.reason.substr(0, 200) + ")"};
-    }
+    const HarnessTrialResult gone = not_run_after(result.trials.back(), result.trials.size());
+    for (std::size_t t = result.trials.size(); t < request.trials.size(); ++t)
+      if (const CompareResult c = judge(t, gone); !c.ok) return failed_by_checker(t, gone, c);
     return v;
   }
   // Every trial passed, yet fewer came back than were asked for: not what the loop does (it stops
@@ -755,7 +758,7 @@ json serve_loop(HarnessDevice& device, const json& req, std::vector<at::Tensor>&
     // harms the process or its CUDA context. A crash or a hang ends the worker, a lost device the loop.
     const std::string status = result.value("status", "crash");
     const bool go_on = status == "ok" ? passed || !stop_at_failure
-                                      : !stop_at_failure && (status == "exception" || status == "launch-error");
+                                      : !stop_at_failure && leaves_the_process_usable(runtime::status_from_name(status));
     if (!go_on || device.lost()) break;
   }
   // Every device tensor goes before the device does (the model is reset).

@@ -165,9 +165,9 @@ RunFacts run_facts(const runtime::RunResult& r);
 // Whether a run ending so leaves its process and CUDA context fit for the next trial: a host
 // wrapper that threw, a launch refused for its configuration (neither is a sticky CUDA error).
 bool leaves_the_process_usable(runtime::Status status);
-// What a checker is told of the loop's trials after a run that ended it (a crash, a hang, a lost
-// device): they were not run, and why the loop ended at trial `ended_at` (counted from 1).
-std::string not_run_message(std::size_t ended_at, const std::string& why);
+// What a checker is told of each of the loop's trials after `last`, a run that ended it at trial
+// `ended_at` (counted from 1: a crash, a hang, a lost device): the same outcome, "not run" and why.
+HarnessTrialResult not_run_after(const HarnessTrialResult& last, std::size_t ended_at);
 HarnessVerdict harness_verdict(const HarnessRequest& request, const HarnessResult& result, const TrialJudge& judge = {});
 // The cause of a failed comparison of `outputs` with `reference` (wrong-output or nan-inf).
 const char* mismatch_cause(const std::vector<at::Tensor>& outputs, const std::vector<at::Tensor>& reference);

@@ -138,12 +138,7 @@ OracleVerdict Judge::judge(const OracleSpec& spec, const corpus::Task& task, con
       o.compare = judge_outputs(spec, facts, {});
       o.passed = o.compare.ok;
       // A run that ended the loop and that the checker passed: the trials after it are asked about so.
-      if (o.passed && ended && i + 1 == runs.size()) {
-        HarnessTrialResult gone;
-        gone.status = runs.back().status;
-        gone.message = not_run_message(runs.size(), runs.back().message);
-        runs.resize(trials.size(), gone);
-      }
+      if (o.passed && ended && i + 1 == runs.size()) runs.resize(trials.size(), not_run_after(runs.back(), runs.size()));
     }
     if (o.status == runtime::Status::Ok) {
       o.compare = judge_outputs(spec, facts, runs[i].outputs);
