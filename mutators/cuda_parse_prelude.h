@@ -53,6 +53,19 @@ using ::uint64_t;
 using ::uint8_t;
 using ::uintptr_t;
 }  // namespace std
+#define INT8_MAX __INT8_MAX__
+#define INT16_MAX __INT16_MAX__
+#define INT32_MAX __INT32_MAX__
+#define INT64_MAX __INT64_MAX__
+#define INT8_MIN (-INT8_MAX - 1)
+#define INT16_MIN (-INT16_MAX - 1)
+#define INT32_MIN (-INT32_MAX - 1)
+#define INT64_MIN (-INT64_MAX - 1)
+#define UINT8_MAX __UINT8_MAX__
+#define UINT16_MAX __UINT16_MAX__
+#define UINT32_MAX __UINT32_MAX__
+#define UINT64_MAX __UINT64_MAX__
+#define SIZE_MAX __SIZE_MAX__
 #define INT_MAX __INT_MAX__
 #define INT_MIN (-__INT_MAX__ - 1)
 #define UINT_MAX (__INT_MAX__ * 2U + 1U)
@@ -104,6 +117,11 @@ __host__ __device__ float4 make_float4(float x, float y, float z, float w);
 __host__ __device__ int2 make_int2(int x, int y);
 __host__ __device__ int4 make_int4(int x, int y, int z, int w);
 __host__ __device__ uint3 make_uint3(unsigned int x, unsigned int y, unsigned int z);
+__host__ __device__ int3 make_int3(int x, int y, int z);
+__host__ __device__ uint2 make_uint2(unsigned int x, unsigned int y);
+__host__ __device__ uint4 make_uint4(unsigned int x, unsigned int y, unsigned int z, unsigned int w);
+__host__ __device__ double2 make_double2(double x, double y);
+__host__ __device__ longlong2 make_longlong2(long long x, long long y);
 
 // threadIdx, blockIdx, blockDim, gridDim (MSPropertyRefExpr members) and warpSize, from Clang's
 // resource directory.
@@ -213,6 +231,9 @@ cudaError_t cudaOccupancyMaxPotentialBlockSize(int* min_grid, int* block_size, F
                                                int limit = 0);
 // Device and host printf.
 extern "C" __host__ __device__ int printf(const char* format, ...);
+// <cassert>: a failed device assert traps the kernel, a host one aborts.
+__host__ __device__ void kaudit_assert_failed(const char* expression);
+#define assert(e) ((e) ? static_cast<void>(0) : kaudit_assert_failed(#e))
 
 // ---- device intrinsics -------------------------------------------------------------------------
 // __syncthreads is a Clang NVPTX builtin; the rest are declared here.
@@ -574,14 +595,16 @@ template <class T>
 constexpr T&& forward(typename remove_reference<T>::type& t) noexcept {
   return static_cast<T&&>(t);
 }
+// constexpr, so host and device functions alike (Clang's rule; a torch extension build gives nvcc
+// --expt-relaxed-constexpr for the same effect): kernels call std::min/std::max.
 template <class T>
-const T& min(const T& a, const T& b);
+constexpr const T& min(const T& a, const T& b);
 template <class T>
-const T& max(const T& a, const T& b);
+constexpr const T& max(const T& a, const T& b);
 template <class T>
-T min(initializer_list<T> l);
+constexpr T min(initializer_list<T> l);
 template <class T>
-T max(initializer_list<T> l);
+constexpr T max(initializer_list<T> l);
 template <class T>
 class vector {
  public:
@@ -1182,6 +1205,18 @@ namespace cuda {
 using c10::cuda::CUDAGuard;
 using c10::cuda::OptionalCUDAGuard;
 }  // namespace cuda
+// <ATen/ceil_div.h> and <ATen/NumericUtils.h> (constexpr: host and device).
+template <class T>
+constexpr T ceil_div(T a, T b);
+template <class T>
+struct numeric_limits {
+  static constexpr T lowest();
+  static constexpr T max();
+  static constexpr T lower_bound();
+  static constexpr T upper_bound();
+};
+template <class T>
+__host__ __device__ bool _isnan(T v);
 }  // namespace at
 
 namespace torch {
@@ -1235,6 +1270,15 @@ __device__ thread_block_tile<Size> tiled_partition(const Parent& parent);
 __device__ void sync(const thread_block& g);
 template <unsigned Size>
 __device__ void sync(const thread_block_tile<Size>& g);
+// <cooperative_groups/reduce.h>
+template <class T> struct plus { __device__ T operator()(const T& a, const T& b) const; };
+template <class T> struct less { __device__ T operator()(const T& a, const T& b) const; };
+template <class T> struct greater { __device__ T operator()(const T& a, const T& b) const; };
+template <class T> struct bit_and { __device__ T operator()(const T& a, const T& b) const; };
+template <class T> struct bit_or { __device__ T operator()(const T& a, const T& b) const; };
+template <class T> struct bit_xor { __device__ T operator()(const T& a, const T& b) const; };
+template <unsigned Size, class T, class Op>
+__device__ T reduce(const thread_block_tile<Size>& tile, T value, Op op);
 }  // namespace cooperative_groups
 
 namespace kaudit_prelude {

@@ -28,6 +28,8 @@
 // `#ifndef __CUDA_ARCH__`, which corpus kernels do not use.
 #include "mutators/parse.h"
 
+#include "mutators/cuda_model/cuda_model.h"
+
 #include <cstdlib>
 #include <memory>
 #include <string_view>
@@ -51,57 +53,6 @@ constexpr std::string_view kVirtualRoot = "/__kaudit__";
 constexpr std::string_view kIncludeDir = "/__kaudit__/include";
 constexpr std::string_view kSourceDir = "/__kaudit__/src";
 
-// Headers a kernel may include; each is a stand-in that pulls in the prelude.
-constexpr const char* kStandInHeaders[] = {
-    "torch/extension.h",
-    "torch/types.h",
-    "torch/torch.h",
-    "torch/all.h",
-    "ATen/ATen.h",
-    "ATen/cuda/CUDAContext.h",
-    "ATen/cuda/Exceptions.h",
-    "c10/cuda/CUDAException.h",
-    "c10/cuda/CUDAStream.h",
-    "c10/cuda/CUDAGuard.h",
-    "cuda.h",
-    "cuda_runtime.h",
-    "cuda_runtime_api.h",
-    "device_launch_parameters.h",
-    "device_functions.h",
-    "cuda_fp16.h",
-    "cuda_bf16.h",
-    "math_constants.h",
-    "math.h",
-    "cmath",
-    "cstdint",
-    "cstddef",
-    "cstdio",
-    "cstdlib",
-    "cfloat",
-    "climits",
-    "algorithm",
-    "limits",
-    "vector",
-    "utility",
-    "tuple",
-    "string",
-    "stdexcept",
-    "iostream",
-    "sstream",
-    "type_traits",
-    "memory",
-    "cstring",
-    "string.h",
-    "stdio.h",
-    "stdlib.h",
-    "cassert",
-    "assert.h",
-    "functional",
-    "cooperative_groups.h",
-    "ATen/AccumulateType.h",
-    "ATen/Dispatch.h",
-    "c10/util/Half.h",
-};
 
 std::string resource_dir() {
   if (const char* env = std::getenv("KAUDIT_CLANG_RESOURCE_DIR"); env != nullptr && *env != 0) {
@@ -222,8 +173,10 @@ bool parse_kernel(const KernelSourceInfo& kernel,
                   llvm::MemoryBuffer::getMemBuffer(
                       llvm::StringRef(kCudaParsePrelude.data(), kCudaParsePrelude.size()),
                       "cuda_parse_prelude.h", /*RequiresNullTerminator=*/false));
-  for (const char* header : kStandInHeaders) {
-    memory->addFile(include_dir + "/" + header, 0,
+  // Every header of kaudit's CUDA model (mutators/cuda_model/manifest.txt) is a stand-in that
+  // pulls in the prelude; any other is "file not found", as in NVRTC and the CPU build.
+  for (const cuda_model::Header& header : cuda_model::manifest().headers) {
+    memory->addFile(include_dir + "/" + header.name, 0,
                     llvm::MemoryBuffer::getMemBuffer(
                         "// kaudit stand-in header\n#include \"cuda_parse_prelude.h\"\n"));
   }

@@ -32,6 +32,7 @@
 #include "common/sandbox.h"
 #include "common/sha256.h"
 #include "mutators/compile/nvrtc_wire.h"
+#include "mutators/cuda_model/cuda_model.h"
 #include "common/files.h"
 
 #if defined(KAUDIT_HAVE_NVRTC)
@@ -78,106 +79,18 @@ __device__ inline bool _isnan(T v) { return ::isnan(static_cast<float>(v)); }
 }  // namespace at
 #endif
 )";
-constexpr ShadowHeader kShadowHeaders[] = {
-    // torch / ATen / c10 / pybind11
-    {"torch/extension.h", kEmpty},
-    {"torch/torch.h", kEmpty},
-    {"torch/all.h", kEmpty},
-    {"torch/types.h", kEmpty},
-    {"torch/python.h", kEmpty},
-    {"torch/library.h", kEmpty},
-    {"torch/script.h", kEmpty},
-    {"ATen/ATen.h", kEmpty},
-    {"ATen/Tensor.h", kEmpty},
-    {"ATen/Functions.h", kEmpty},
-    {"ATen/Dispatch.h", kEmpty},
-    {"ATen/AccumulateType.h", kEmpty},
-    {"ATen/OpMathType.h", kEmpty},
-    {"ATen/NumericUtils.h", kNumericUtils},
-    {"ATen/ceil_div.h", kEmpty},
-    {"ATen/Parallel.h", kEmpty},
-    {"ATen/TensorAccessor.h", kEmpty},
-    {"ATen/core/TensorAccessor.h", kEmpty},
-    {"ATen/core/Tensor.h", kEmpty},
-    {"ATen/cuda/CUDAContext.h", kEmpty},
-    {"ATen/cuda/CUDAUtils.h", kEmpty},
-    {"ATen/cuda/Exceptions.h", kEmpty},
-    {"ATen/cuda/CUDAEvent.h", kEmpty},
-    {"ATen/cuda/Atomic.cuh", kEmpty},
-    {"ATen/cuda/CUDAGeneratorImpl.h", kEmpty},
-    {"ATen/cuda/detail/IndexUtils.cuh", kEmpty},
-    {"ATen/native/cuda/KernelUtils.cuh", kEmpty},
-    {"c10/cuda/CUDAGuard.h", kEmpty},
-    {"c10/cuda/CUDAStream.h", kEmpty},
-    {"c10/cuda/CUDAException.h", kEmpty},
-    {"c10/cuda/CUDAFunctions.h", kEmpty},
-    {"c10/cuda/CUDAMathCompat.h", kEmpty},
-    {"c10/util/Half.h", kEmpty},
-    {"c10/util/BFloat16.h", kEmpty},
-    {"c10/util/Optional.h", kEmpty},
-    {"c10/util/ArrayRef.h", kEmpty},
-    {"c10/macros/Macros.h", kEmpty},
-    {"c10/core/ScalarType.h", kEmpty},
-    {"c10/core/DeviceGuard.h", kEmpty},
-    {"pybind11/pybind11.h", kEmpty},
-    {"pybind11/stl.h", kEmpty},
-    {"pybind11/numpy.h", kEmpty},
-    {"THC/THC.h", kEmpty},
-    {"THC/THCAtomics.cuh", kEmpty},
-    // the CUDA runtime (host API declared by the prelude; device parts are NVRTC builtins)
-    {"cuda_runtime.h", kEmpty},
-    {"cuda_runtime_api.h", kEmpty},
-    {"cuda.h", kEmpty},
-    {"device_launch_parameters.h", kEmpty},
-    {"cuda_profiler_api.h", kEmpty},
-    // C and C++ standard library
-    {"cstdint", kEmpty},
-    {"stdint.h", kEmpty},
-    {"cinttypes", kEmpty},
-    {"inttypes.h", kEmpty},
-    {"cstddef", kEmpty},
-    {"stddef.h", kEmpty},
-    {"cmath", kEmpty},
-    {"math.h", kEmpty},
-    {"cfloat", kEmpty},
-    {"float.h", kEmpty},
-    {"climits", kEmpty},
-    {"limits.h", kEmpty},
-    {"cstdio", kEmpty},
-    {"stdio.h", kEmpty},
-    {"cstdlib", kEmpty},
-    {"stdlib.h", kEmpty},
-    {"cstring", kEmpty},
-    {"string.h", kEmpty},
-    {"cassert", kEmpty},
-    {"assert.h", kEmpty},
-    {"cstdarg", kEmpty},
-    {"vector", kEmpty},
-    {"array", kEmpty},
-    {"algorithm", kEmpty},
-    {"numeric", kEmpty},
-    {"limits", kEmpty},
-    {"type_traits", kEmpty},
-    {"utility", kEmpty},
-    {"tuple", kEmpty},
-    {"string", kEmpty},
-    {"string_view", kEmpty},
-    {"iostream", kEmpty},
-    {"ostream", kEmpty},
-    {"sstream", kEmpty},
-    {"iomanip", kEmpty},
-    {"functional", kEmpty},
-    {"memory", kEmpty},
-    {"optional", kEmpty},
-    {"initializer_list", kEmpty},
-    {"stdexcept", kEmpty},
-    {"exception", kEmpty},
-    {"new", kEmpty},
-    {"map", kEmpty},
-    {"unordered_map", kEmpty},
-    {"chrono", kEmpty},
-    {"iterator", kEmpty},
-};
+// The model's std and host headers (mutators/cuda_model/manifest.txt), in its order; its device
+// headers (<cuda_fp16.h>, <cooperative_groups.h>, ...) are the toolkit's own.
+const std::vector<ShadowHeader>& shadow_headers() {
+  static const std::vector<ShadowHeader> headers = [] {
+    std::vector<ShadowHeader> out;
+    for (const cuda_model::Header& h : cuda_model::manifest().headers)
+      if (h.kind != cuda_model::HeaderKind::Device)
+        out.push_back({h.name.c_str(), h.name == "ATen/NumericUtils.h" ? kNumericUtils : kEmpty});
+    return out;
+  }();
+  return headers;
+}
 
 // Which optional parts of the prelude a source needs (see nvrtc_prelude.cuh).
 enum class Variant { Plain = 0, Fp16 = 1, Fp16Bf16 = 2 };
@@ -373,7 +286,7 @@ NvrtcCompiler::NvrtcCompiler(std::filesystem::path cache_dir, NvrtcOptions optio
   for (const std::string& o : options_) field(o);
   for (Variant v : {Variant::Plain, Variant::Fp16, Variant::Fp16Bf16})
     field(prelude_header_text(v));
-  for (const ShadowHeader& s : kShadowHeaders) {
+  for (const ShadowHeader& s : shadow_headers()) {
     field(s.name);
     field(s.text);
   }
@@ -423,7 +336,7 @@ CompileResult NvrtcCompiler::compile(std::string_view cu_source, std::string_vie
   const std::string prelude_text = prelude_header_text(variant);
   std::vector<const char*> header_texts{prelude_text.c_str()};
   std::vector<const char*> header_names{kPreludeName};
-  for (const ShadowHeader& s : kShadowHeaders) {
+  for (const ShadowHeader& s : shadow_headers()) {
     header_texts.push_back(s.text);
     header_names.push_back(s.name);
   }

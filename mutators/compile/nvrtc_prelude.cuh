@@ -690,7 +690,9 @@ template <class... T>
 tuple<T...> make_tuple(const T&... values);
 template <class... T>
 tuple<T&...> tie(T&... values);
-template <size_t I, class T>
+// Variadic, as the toolkit's libcu++ declares it under NVRTC (cuda/std/__tuple_dir/
+// structured_bindings.h, which <cooperative_groups/reduce.h> pulls in): the two must agree.
+template <size_t I, class... T>
 struct tuple_element;
 template <size_t I, class H, class... T>
 struct tuple_element<I, tuple<H, T...>> : tuple_element<I - 1, tuple<T...>> {};

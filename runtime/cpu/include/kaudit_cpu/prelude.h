@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <initializer_list>
+#include <memory>  // before cuda_builtins.h's __noinline__: libstdc++'s shared_ptr_base.h spells that attribute
 #include <optional>
 #include <ostream>
 #include <sstream>
@@ -199,6 +200,26 @@ inline cudaDeviceProp* getCurrentDeviceProperties() {
 }
 inline cudaDeviceProp* getDeviceProperties(int) { return getCurrentDeviceProperties(); }
 }  // namespace at::cuda
+
+// <ATen/ceil_div.h> and <ATen/NumericUtils.h>: what kernels and wrappers use of them, with ATen's
+// meaning (ceil_div of integers; a type's bounds, infinite where it has infinities).
+namespace at {
+template <class T, typename std::enable_if<std::is_integral<T>::value, int>::type = 0>
+constexpr T ceil_div(T a, T b) { return (a + b - 1) / b; }
+template <class T>
+struct numeric_limits {
+  static constexpr T lowest() { return std::numeric_limits<T>::lowest(); }
+  static constexpr T max() { return std::numeric_limits<T>::max(); }
+  static constexpr T lower_bound() {
+    return std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::lowest();
+  }
+  static constexpr T upper_bound() {
+    return std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity() : std::numeric_limits<T>::max();
+  }
+};
+template <class T>
+inline bool _isnan(T v) { return std::isnan(static_cast<double>(v)); }
+}  // namespace at
 #define C10_CUDA_CHECK(expr)                                                                   \
   do {                                                                                         \
     cudaError_t kaudit_err = (expr);                                                           \
