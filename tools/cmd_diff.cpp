@@ -80,6 +80,7 @@ int diff_command(const std::vector<std::string>& args) {
   }
   const SideArg base = parse_side(sides[0]), head = parse_side(sides[1]);
   regress::RunSide base_side, head_side;
+  std::size_t kernel_runs = 0;  // 0 when both sides are finished runs
   try {
     std::vector<oracle::OracleSpec> specs;
     for (const SideArg* s : {&base, &head})
@@ -94,6 +95,7 @@ int diff_command(const std::vector<std::string>& args) {
       auto loaded = load_for_audit("diff", shared);
       if (!loaded) return 2;
       result = audit::run_audit(loaded->corpus, shared.options);
+      kernel_runs = result.runs;
       for (const auto& p : result.problems) std::fprintf(stderr, "skipped: %s\n", p.c_str());
     }
     std::size_t next_spec = 0;
@@ -116,6 +118,8 @@ int diff_command(const std::vector<std::string>& args) {
     return 2;
   }
   const std::vector<std::string> below = regress::floors_not_met(d, floors);
+  std::fprintf(stderr, "kaudit diff: %zu kernel runs%s\n", kernel_runs,
+               base.is_dir && head.is_dir ? " (both sides read from finished runs)" : "");
   if (json_out) {
     nlohmann::json j = regress::to_json(d);
     j["floors_not_met"] = below;

@@ -143,6 +143,7 @@ int report_command(const std::vector<std::string>& args) {
     std::fprintf(stderr, "kaudit report: %s\n", e.what());
     return 2;
   }
+  std::fprintf(stderr, "kaudit report: 0 kernel runs (read from %s)\n", dir.c_str());
   return 0;
 }
 

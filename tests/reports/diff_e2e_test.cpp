@@ -56,6 +56,7 @@ TEST(DiffCommand, NamesTheNewlyKilledMutantsAndExitsOnRegression) {
   const auto gate = kaudit_run({"diff", dir.string(), dir.string() + ":kernelbench-v0.1", "--fail-on-regression",
                                 "--min-detection", "all=0", "--json"});
   EXPECT_EQ(gate.exit_code, 0) << gate.err;
+  EXPECT_NE(gate.err.find("kaudit diff: 0 kernel runs (both sides read from finished runs)"), std::string::npos) << gate.err;
   EXPECT_TRUE(nlohmann::json::parse(gate.out)["floors_not_met"].empty());
   const auto floor = kaudit_run({"diff", dir.string(), dir.string(), "--min-detection", "reward-hack=100"}, false);
   EXPECT_EQ(floor.exit_code, 1) << floor.err;  // v0.1 misses the relu hack

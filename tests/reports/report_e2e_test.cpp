@@ -54,6 +54,7 @@ TEST(ReportCommand, MarkdownAndJsonAreTheAuditsOwnFiles) {
   const auto md = kaudit::run_process({KAUDIT_EXE, "report", run_dir().string()}, 60);
   ASSERT_EQ(md.exit_code, 0) << md.err;
   EXPECT_EQ(md.out, *kaudit::read_file(run_dir() / "report.md"));
+  EXPECT_NE(md.err.find("kaudit report: 0 kernel runs (read from"), std::string::npos) << md.err;
   const auto js = kaudit::run_process({KAUDIT_EXE, "report", run_dir().string(), "--format", "json"}, 60);
   ASSERT_EQ(js.exit_code, 0) << js.err;
   EXPECT_EQ(json::parse(js.out), read_json(run_dir() / "summary.json"));
