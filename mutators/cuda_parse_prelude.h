@@ -40,7 +40,30 @@ typedef __UINT32_TYPE__ uint32_t;
 typedef __UINT64_TYPE__ uint64_t;
 typedef __INTPTR_TYPE__ intptr_t;
 typedef __UINTPTR_TYPE__ uintptr_t;
+typedef __INTMAX_TYPE__ intmax_t;
+typedef __UINTMAX_TYPE__ uintmax_t;
+typedef __INT_LEAST8_TYPE__ int_least8_t;
+typedef __INT_LEAST16_TYPE__ int_least16_t;
+typedef __INT_LEAST32_TYPE__ int_least32_t;
+typedef __INT_LEAST64_TYPE__ int_least64_t;
+typedef __UINT_LEAST8_TYPE__ uint_least8_t;
+typedef __UINT_LEAST16_TYPE__ uint_least16_t;
+typedef __UINT_LEAST32_TYPE__ uint_least32_t;
+typedef __UINT_LEAST64_TYPE__ uint_least64_t;
+typedef __INT_FAST8_TYPE__ int_fast8_t;
+typedef __INT_FAST16_TYPE__ int_fast16_t;
+typedef __INT_FAST32_TYPE__ int_fast32_t;
+typedef __INT_FAST64_TYPE__ int_fast64_t;
+typedef __UINT_FAST8_TYPE__ uint_fast8_t;
+typedef __UINT_FAST16_TYPE__ uint_fast16_t;
+typedef __UINT_FAST32_TYPE__ uint_fast32_t;
+typedef __UINT_FAST64_TYPE__ uint_fast64_t;
+#define offsetof(type, member) __builtin_offsetof(type, member)
 namespace std {
+using ::intmax_t;
+using ::uintmax_t;
+using ::int_least32_t;
+using ::int_fast32_t;
 using ::int16_t;
 using ::int32_t;
 using ::int64_t;
@@ -66,14 +89,52 @@ using ::uintptr_t;
 #define UINT32_MAX __UINT32_MAX__
 #define UINT64_MAX __UINT64_MAX__
 #define SIZE_MAX __SIZE_MAX__
+#define INTPTR_MAX __INTPTR_MAX__
+#define INTPTR_MIN (-INTPTR_MAX - 1)
+#define UINTPTR_MAX __UINTPTR_MAX__
+#define INTMAX_MAX __INTMAX_MAX__
+#define INTMAX_MIN (-INTMAX_MAX - 1)
+#define UINTMAX_MAX __UINTMAX_MAX__
+#define PTRDIFF_MAX __PTRDIFF_MAX__
+#define PTRDIFF_MIN (-PTRDIFF_MAX - 1)
+#define INT8_C(x) x
+#define INT16_C(x) x
+#define INT32_C(x) x
+#define INT64_C(x) x##LL
+#define UINT8_C(x) x
+#define UINT16_C(x) x
+#define UINT32_C(x) x##U
+#define UINT64_C(x) x##ULL
+// <climits> and <cfloat>, from the compiler's own predefined values.
+#define CHAR_BIT __CHAR_BIT__
+#define SCHAR_MAX __SCHAR_MAX__
+#define SCHAR_MIN (-SCHAR_MAX - 1)
+#define UCHAR_MAX (SCHAR_MAX * 2 + 1)
+#define CHAR_MAX SCHAR_MAX
+#define CHAR_MIN SCHAR_MIN
+#define SHRT_MAX __SHRT_MAX__
+#define SHRT_MIN (-SHRT_MAX - 1)
+#define USHRT_MAX (SHRT_MAX * 2 + 1)
 #define INT_MAX __INT_MAX__
 #define INT_MIN (-__INT_MAX__ - 1)
 #define UINT_MAX (__INT_MAX__ * 2U + 1U)
+#define LONG_MAX __LONG_MAX__
+#define LONG_MIN (-LONG_MAX - 1L)
+#define ULONG_MAX (LONG_MAX * 2UL + 1UL)
 #define LLONG_MAX __LONG_LONG_MAX__
+#define LLONG_MIN (-LLONG_MAX - 1LL)
+#define ULLONG_MAX (LLONG_MAX * 2ULL + 1ULL)
 #define FLT_MAX __FLT_MAX__
 #define FLT_MIN __FLT_MIN__
 #define FLT_EPSILON __FLT_EPSILON__
+#define FLT_DIG __FLT_DIG__
+#define FLT_MANT_DIG __FLT_MANT_DIG__
+#define FLT_TRUE_MIN __FLT_DENORM_MIN__
 #define DBL_MAX __DBL_MAX__
+#define DBL_MIN __DBL_MIN__
+#define DBL_EPSILON __DBL_EPSILON__
+#define DBL_DIG __DBL_DIG__
+#define DBL_MANT_DIG __DBL_MANT_DIG__
 #define INFINITY (__builtin_inff())
 #define NAN (__builtin_nanf(""))
 
@@ -233,7 +294,11 @@ cudaError_t cudaOccupancyMaxPotentialBlockSize(int* min_grid, int* block_size, F
 extern "C" __host__ __device__ int printf(const char* format, ...);
 // <cassert>: a failed device assert traps the kernel, a host one aborts.
 __host__ __device__ void kaudit_assert_failed(const char* expression);
+#ifdef NDEBUG
+#define assert(e) static_cast<void>(0)
+#else
 #define assert(e) ((e) ? static_cast<void>(0) : kaudit_assert_failed(#e))
+#endif
 
 // ---- device intrinsics -------------------------------------------------------------------------
 // __syncthreads is a Clang NVPTX builtin; the rest are declared here.
@@ -1205,15 +1270,15 @@ namespace cuda {
 using c10::cuda::CUDAGuard;
 using c10::cuda::OptionalCUDAGuard;
 }  // namespace cuda
-// <ATen/ceil_div.h> and <ATen/NumericUtils.h> (constexpr: host and device).
+// <ATen/ceil_div.h>, <ATen/NumericUtils.h> and <ATen/cuda/NumericLimits.cuh>, host and device.
 template <class T>
 constexpr T ceil_div(T a, T b);
 template <class T>
-struct numeric_limits {
-  static constexpr T lowest();
-  static constexpr T max();
-  static constexpr T lower_bound();
-  static constexpr T upper_bound();
+struct numeric_limits {  // <ATen/cuda/NumericLimits.cuh>: not constexpr there either
+  static __host__ __device__ T lowest();
+  static __host__ __device__ T max();
+  static __host__ __device__ T lower_bound();
+  static __host__ __device__ T upper_bound();
 };
 template <class T>
 __host__ __device__ bool _isnan(T v);

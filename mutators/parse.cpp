@@ -174,7 +174,7 @@ bool parse_kernel(const KernelSourceInfo& kernel,
                       llvm::StringRef(kCudaParsePrelude.data(), kCudaParsePrelude.size()),
                       "cuda_parse_prelude.h", /*RequiresNullTerminator=*/false));
   // Every header of kaudit's CUDA model (mutators/cuda_model/manifest.txt) is a stand-in that
-  // pulls in the prelude; any other is "file not found", as in NVRTC and the CPU build.
+  // pulls in the prelude; any other is "file not found", as in the CPU build.
   for (const cuda_model::Header& header : cuda_model::manifest().headers) {
     memory->addFile(include_dir + "/" + header.name, 0,
                     llvm::MemoryBuffer::getMemBuffer(

@@ -57,7 +57,9 @@ struct ShadowHeader {
 };
 constexpr const char* kEmpty =
     "// kaudit: provided by the force-included kaudit_nvrtc_prelude.cuh\n";
-constexpr const char* kNumericUtils = R"(// kaudit: ATen/NumericUtils.h
+// at::_isnan (ATen/NumericUtils.h) and at::numeric_limits (ATen/cuda/NumericLimits.cuh): either
+// header brings both here.
+constexpr const char* kNumericUtils = R"(// kaudit: ATen/NumericUtils.h, ATen/cuda/NumericLimits.cuh
 #ifndef KAUDIT_NVRTC_NUMERIC_UTILS
 #define KAUDIT_NVRTC_NUMERIC_UTILS
 namespace at {
@@ -74,6 +76,25 @@ struct numeric_limits {
                                                 : std::numeric_limits<T>::max();
   }
 };
+// ATen's bounds of the half types: +-65504 and +-3.3895e38 (bits 0x7bff, 0x7f7f), infinities.
+#if defined(KAUDIT_NVRTC_FP16)
+template <>
+struct numeric_limits<c10::Half> {
+  static __device__ c10::Half lowest() { return c10::Half(0xfbff, c10::Half::from_bits()); }
+  static __device__ c10::Half max() { return c10::Half(0x7bff, c10::Half::from_bits()); }
+  static __device__ c10::Half lower_bound() { return c10::Half(0xfc00, c10::Half::from_bits()); }
+  static __device__ c10::Half upper_bound() { return c10::Half(0x7c00, c10::Half::from_bits()); }
+};
+#endif
+#if defined(KAUDIT_NVRTC_BF16)
+template <>
+struct numeric_limits<c10::BFloat16> {
+  static __device__ c10::BFloat16 lowest() { return c10::BFloat16(0xff7f, c10::BFloat16::from_bits()); }
+  static __device__ c10::BFloat16 max() { return c10::BFloat16(0x7f7f, c10::BFloat16::from_bits()); }
+  static __device__ c10::BFloat16 lower_bound() { return c10::BFloat16(0xff80, c10::BFloat16::from_bits()); }
+  static __device__ c10::BFloat16 upper_bound() { return c10::BFloat16(0x7f80, c10::BFloat16::from_bits()); }
+};
+#endif
 template <class T>
 __device__ inline bool _isnan(T v) { return ::isnan(static_cast<float>(v)); }
 }  // namespace at
@@ -86,7 +107,9 @@ const std::vector<ShadowHeader>& shadow_headers() {
     std::vector<ShadowHeader> out;
     for (const cuda_model::Header& h : cuda_model::manifest().headers)
       if (h.kind != cuda_model::HeaderKind::Device)
-        out.push_back({h.name.c_str(), h.name == "ATen/NumericUtils.h" ? kNumericUtils : kEmpty});
+        out.push_back({h.name.c_str(), h.name == "ATen/NumericUtils.h" || h.name == "ATen/cuda/NumericLimits.cuh"
+                                           ? kNumericUtils
+                                           : kEmpty});
     return out;
   }();
   return headers;

@@ -36,7 +36,7 @@ constexpr const char* kProbeHeaders[] = {
     "c10/cuda/CUDAException.h", "math_constants.h", "cfloat",          "cmath",
     "cstdint",           "vector",               "cassert",             "limits",
     "algorithm",         "stdexcept",           "ATen/AccumulateType.h", "ATen/NumericUtils.h",
-    "ATen/ceil_div.h",
+    "ATen/ceil_div.h",   "ATen/cuda/NumericLimits.cuh", "climits",            "cstddef",
 };
 
 std::string kernel_text(const std::vector<std::string>& headers, std::string_view device_body,
@@ -93,10 +93,12 @@ Manifest parse_manifest(std::string_view text, std::string_view origin) {
       const std::string_view where_runs = take_word(line);
       if (where_runs != "device" && where_runs != "host")
         throw ManifestError(where + "probe '" + std::string(where_runs) + "': write `probe device|host NAME: CODE`");
-      const std::size_t colon = line.find(':');
-      if (colon == std::string_view::npos || trim(line.substr(0, colon)).empty() || trim(line.substr(colon + 1)).empty())
+      // ": " ends the name (code may hold `::` but a name holds no colon).
+      const std::size_t colon = line.find(": ");
+      if (colon == std::string_view::npos || trim(line.substr(0, colon)).empty() || trim(line.substr(colon + 2)).empty() ||
+          line.substr(0, colon).find(':') != std::string_view::npos)
         throw ManifestError(where + "write `probe " + std::string(where_runs) + " NAME: CODE`");
-      Probe p{std::string(trim(line.substr(0, colon))), where_runs == "host", std::string(trim(line.substr(colon + 1)))};
+      Probe p{std::string(trim(line.substr(0, colon))), where_runs == "host", std::string(trim(line.substr(colon + 2)))};
       if (!probes.insert(p.name).second) throw ManifestError(where + "probe " + p.name + " is named twice");
       m.probes.push_back(std::move(p));
     } else {

@@ -115,6 +115,9 @@ TEST(CudaModel, TheManifestParsesAndABadLineIsAnErrorNamingIt) {
   EXPECT_EQ(error_of("header std vector\nheader std vector\n"), "m.txt:2: header vector is listed twice");
   EXPECT_EQ(error_of("header std vector map\n"), "m.txt:1: write `header KIND NAME`, one header per line");
   EXPECT_EQ(error_of("probe device nothing\n"), "m.txt:1: write `probe device NAME: CODE`");
+  EXPECT_EQ(error_of("probe device x std::max(1, 2);\n"), "m.txt:1: write `probe device NAME: CODE`");
+  EXPECT_EQ(cuda_model::parse_manifest("probe host y: auto a = std::max(1, 2);\n", "m.txt").probes.at(0).code,
+            "auto a = std::max(1, 2);");
   EXPECT_EQ(error_of("probe gpu x: y;\n"), "m.txt:1: probe 'gpu': write `probe device|host NAME: CODE`");
   EXPECT_NE(error_of("include <vector>\n").find("m.txt:1: 'include'"), std::string::npos);
 }

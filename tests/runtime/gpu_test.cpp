@@ -15,6 +15,7 @@
 
 #include "common/files.h"
 #include "corpus/corpus.h"
+#include "mutators/cuda_model/cuda_model.h"
 #include "oracle/harness.h"
 #include "oracle/recipes.h"
 #include "oracle/reference.h"
@@ -119,6 +120,37 @@ TEST(Gpu, EveryHostIdiomFixtureBuildsAgainstTheMachinesLibtorch) {
     if (k != known.end()) {
       EXPECT_NE(b.diagnostics.find(k->second), std::string::npos) << name << ": " << b.diagnostics;
     }
+  }
+}
+
+// kaudit's CUDA model (mutators/cuda_model/manifest.txt) is real CUDA and torch: every header and
+// every probe that the Clang parse, NVRTC and the CPU build accept (CudaModel.*) also builds with
+// nvcc against the machine's libtorch, so the three models do not drift from what a GPU accepts.
+TEST(Gpu, EveryHeaderAndProbeOfTheCudaModelBuildsAgainstTheMachinesLibtorch) {
+  SKIP_WITHOUT_GPU();
+  const auto build_all = [](const std::vector<std::pair<std::string, std::string>>& texts) {
+    std::vector<std::pair<std::string, std::future<kaudit::cuda::CudaBuild>>> builds;
+    for (const auto& [name, source] : texts)
+      builds.emplace_back(name, std::async(std::launch::async, [source = source] {
+                            return compiler().build(source, "cuda_model_probe.cu", "probe_forward");
+                          }));
+    std::vector<std::pair<std::string, kaudit::cuda::CudaBuild>> done;
+    for (auto& [name, build] : builds) done.emplace_back(name, build.get());
+    return done;
+  };
+  std::vector<std::string> headers;
+  for (const auto& h : kaudit::cuda_model::manifest().headers) headers.push_back(h.name);
+  std::vector<std::pair<std::string, std::string>> texts = {{"all headers", kaudit::cuda_model::header_source(headers)}};
+  for (const auto& p : kaudit::cuda_model::manifest().probes)
+    texts.push_back({(p.host ? "host: " : "device: ") + p.name, kaudit::cuda_model::probe_source(p)});
+  for (const auto& [name, b] : build_all(texts)) {
+    EXPECT_TRUE(b.ok) << name << ": " << b.diagnostics.substr(0, 2000);
+    if (b.ok || name != "all headers") continue;
+    // Each header alone names the ones nvcc and the machine's libtorch reject.
+    std::vector<std::pair<std::string, std::string>> alone;
+    for (const auto& h : headers) alone.push_back({"<" + h + ">", kaudit::cuda_model::header_source({h})});
+    for (const auto& [header, one] : build_all(alone))
+      EXPECT_TRUE(one.ok) << header << ": " << one.diagnostics.substr(0, 600);
   }
 }
 

@@ -201,24 +201,44 @@ inline cudaDeviceProp* getCurrentDeviceProperties() {
 inline cudaDeviceProp* getDeviceProperties(int) { return getCurrentDeviceProperties(); }
 }  // namespace at::cuda
 
-// <ATen/ceil_div.h> and <ATen/NumericUtils.h>: what kernels and wrappers use of them, with ATen's
-// meaning (ceil_div of integers; a type's bounds, infinite where it has infinities).
+// <ATen/ceil_div.h>, <ATen/NumericUtils.h> and <ATen/cuda/NumericLimits.cuh>: what kernels and
+// wrappers use of them, with ATen's meaning: ceil_div of integers; a type's bounds, infinite where
+// it has infinities, for the arithmetic types and c10::Half/BFloat16 only (another type does not
+// compile, as in ATen, rather than give a zero).
 namespace at {
 template <class T, typename std::enable_if<std::is_integral<T>::value, int>::type = 0>
 constexpr T ceil_div(T a, T b) { return (a + b - 1) / b; }
 template <class T>
 struct numeric_limits {
-  static constexpr T lowest() { return std::numeric_limits<T>::lowest(); }
-  static constexpr T max() { return std::numeric_limits<T>::max(); }
-  static constexpr T lower_bound() {
+  static_assert(std::numeric_limits<T>::is_specialized, "at::numeric_limits: a type ATen has no limits for");
+  static inline T lowest() { return std::numeric_limits<T>::lowest(); }
+  static inline T max() { return std::numeric_limits<T>::max(); }
+  static inline T lower_bound() {
     return std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::lowest();
   }
-  static constexpr T upper_bound() {
+  static inline T upper_bound() {
     return std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity() : std::numeric_limits<T>::max();
   }
 };
+template <>
+struct numeric_limits<c10::Half> {
+  static inline c10::Half lowest() { return c10::Half(-65504.0f); }
+  static inline c10::Half max() { return c10::Half(65504.0f); }
+  static inline c10::Half lower_bound() { return c10::Half(-std::numeric_limits<float>::infinity()); }
+  static inline c10::Half upper_bound() { return c10::Half(std::numeric_limits<float>::infinity()); }
+};
+template <>
+struct numeric_limits<c10::BFloat16> {
+  static inline c10::BFloat16 lowest() { return c10::BFloat16(-3.38953139e38f); }
+  static inline c10::BFloat16 max() { return c10::BFloat16(3.38953139e38f); }
+  static inline c10::BFloat16 lower_bound() { return c10::BFloat16(-std::numeric_limits<float>::infinity()); }
+  static inline c10::BFloat16 upper_bound() { return c10::BFloat16(std::numeric_limits<float>::infinity()); }
+};
 template <class T>
-inline bool _isnan(T v) { return std::isnan(static_cast<double>(v)); }
+inline bool _isnan(T v) {
+  if constexpr (std::is_integral<T>::value) return false;
+  else return std::isnan(static_cast<double>(v));
+}
 }  // namespace at
 #define C10_CUDA_CHECK(expr)                                                                   \
   do {                                                                                         \
