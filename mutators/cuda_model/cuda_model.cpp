@@ -115,7 +115,8 @@ std::string probe_source(const Probe& probe) {
 
 std::string header_source(const std::vector<std::string>& headers) {
   std::vector<std::string> all = headers;
-  // The minimal wrapper needs torch's declarations; every header is also tried with them first.
+  // The minimal wrapper needs torch's declarations: <torch/extension.h> follows the headers
+  // (after them, so each is tried as the first include) unless they hold it.
   if (std::find(all.begin(), all.end(), "torch/extension.h") == all.end()) all.push_back("torch/extension.h");
   return kernel_text(all, kPlainBody, "");
 }
