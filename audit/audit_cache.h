@@ -28,7 +28,10 @@ namespace kaudit::audit {
 // v11: half and bfloat16 library products (torch::matmul & co. on the CPU backend) in float32,
 // rounded once, as cuBLAS computes them (under v10 an exception where Debian's libtorch has no
 // half product); rows gain the contract check.
-inline constexpr const char* kCacheVersion = "kaudit-audit-v11";
+// v12: static shared memory laid out as a GPU's window (runtime/cpu/shared_window.h): buffers in
+// declaration order, a guard right after their size rounded up to 128 bytes (under v11, 16 KiB of
+// poison after them, and GCC's reverse order).
+inline constexpr const char* kCacheVersion = "kaudit-audit-v12";
 // The oracle-mode model's own version, in the keys of what oracle mode computes (verdicts, false
 // kills, oracle witnesses) only: a change of the model re-runs those, not the witness search.
 // om1: the first model (docs/ORACLES.md, Oracle mode).
@@ -36,7 +39,10 @@ inline constexpr const char* kCacheVersion = "kaudit-audit-v11";
 // om3: step points before and after statements that may write shared memory, none at reads.
 // om9: the 16 MiB below the first segment read as zeros (om8 faulted there: an H100 did not, in
 // a KernelBench-style harness, fresh process or not; runtime/cpu/device_memory.h).
-inline constexpr const char* kOracleModelVersion = "om9";
+// om10: shared memory, static and dynamic, one window as a GPU lays it out: an access past its
+// 128-byte-rounded end, or more than 1 to 5 KiB before its start, is an illegal address (om9 read
+// zeros up to 16 KiB either side; an H100 faults: docs/calibration/h100-2026-12-07d).
+inline constexpr const char* kOracleModelVersion = "om10";
 
 // The record cached under `key` in `dir`; nullopt when there is none, or it is no JSON object.
 std::optional<nlohmann::json> cache_read(const std::filesystem::path& dir, const std::string& key);

@@ -20,7 +20,7 @@ struct ArgValueAbi {  // layout of kaudit::detail::ArgValue (prelude.h)
 KernelLibrary::KernelLibrary(const std::filesystem::path& path) {
   // RTLD_LOCAL: several kernel libraries share a process without seeing each other's symbols.
   // Never dlclose'd: the emulator keeps guard pages inside each library's TLS block
-  // (poison_static_shared), and glibc would free a closed library's blocks with them protected.
+  // (prepare_static_shared), and glibc would free a closed library's blocks with them protected.
   void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!h) throw std::runtime_error(std::string("cannot load kernel library: ") + dlerror());
   invoke_ = reinterpret_cast<InvokeFn>(dlsym(h, "kaudit_invoke"));

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
@@ -17,6 +18,7 @@
 #include "common/sandbox.h"
 #include "common/sha256.h"
 #include "runtime/cpu/lower.h"
+#include "runtime/cpu/shared_window.h"
 #include "common/files.h"
 
 #ifndef KAUDIT_PRELUDE_DIR_DEFAULT
@@ -37,10 +39,13 @@ namespace {
 // -ftrivial-auto-var-init=pattern: a local read before it is written (undefined in CUDA; a mutant
 // that starts a zeroing loop at 1 does it) sees a fixed byte pattern, not whatever an earlier run
 // left on this worker's (fiber) stack, so its outcome does not depend on the order of runs.
+// -fno-toplevel-reorder: static __shared__ variables (thread-locals) in declaration order, as a
+// GPU lays out a block's buffers (GCC otherwise emits them in reverse): a read past one buffer
+// then reads the next, as there (runtime/cpu/shared_window.h).
 std::vector<std::string> compile_flags() {
   std::vector<std::string> flags = {"-std=c++17", "-O2", "-g0", "-fPIC", "-ffp-contract=off",
                                     "-fvisibility=hidden", "-fno-gnu-unique", "-w",
-                                    "-ftrivial-auto-var-init=pattern"};
+                                    "-ftrivial-auto-var-init=pattern", "-fno-toplevel-reorder"};
 #if defined(__x86_64__)
   if (__builtin_cpu_supports("fma")) flags.push_back("-mfma");
 #endif
@@ -98,6 +103,9 @@ CpuCompiler::CpuCompiler(fs::path cache_dir, fs::path prelude_dir)
   for (const auto& f : kFlags) identity_ += f + " ";
   for (const auto& f : kLinkFlags) identity_ += f + " ";
   identity_ += "\n" + sha256_hex(prelude);
+  // The layout of static shared memory is made here, not by a flag (shared_window.h).
+  identity_ += "\nshared window: guard " + std::to_string(kSharedGuardBytes) + ", before " +
+               std::to_string(kSharedReservedBytes) + ", granule " + std::to_string(kSharedWindowGranule);
   cache::prepare_dir(cache_dir_, "cpu-kernels");  // private, or a CacheDirError now
 }
 
@@ -154,7 +162,9 @@ CpuBuild CpuCompiler::build(std::string_view source, std::string_view file_name,
   }
   std::error_code ec;
   // A folder of this build's own: the only place its compiler may write (compiler_policy).
-  const fs::path work = dir / (key + "." + std::to_string(getpid()) + ".tmp");
+  // The process and a counter: two threads of one process may build the same text at once.
+  static std::atomic<unsigned long> builds{0};
+  const fs::path work = dir / (key + "." + std::to_string(getpid()) + "." + std::to_string(builds++) + ".tmp");
   fs::create_directories(work, ec);
   const fs::path src = work / (key + ".cpp"), tmp = work / (key + ".so");
   {
@@ -166,24 +176,47 @@ CpuBuild CpuCompiler::build(std::string_view source, std::string_view file_name,
       return b;
     }
   }
-  std::vector<std::string> argv = {compiler_};
-  argv.insert(argv.end(), kFlags.begin(), kFlags.end());
-  argv.insert(argv.end(), kLinkFlags.begin(), kLinkFlags.end());
+  // Two steps, so that the thread-local block can be laid out around the kernel's static
+  // __shared__ variables as the GPU lays out a block's shared memory (runtime/cpu/shared_window.h):
+  // the object first, then its variables' size sizes the front pad the library is linked with.
+  const fs::path obj = work / (key + ".o"), front = work / "tls_pad_front.s";
   const fs::path pch = precompiled_prelude();
-  if (!pch.empty()) argv.insert(argv.end(), {"-I", pch.string()});
-  // The TLS pads go before and after the kernel's TU: the linker then keeps the library's static
-  // __shared__ variables between poison pads and guards (see kaudit_cpu/tls_pad_front.s).
-  const fs::path pads = prelude_dir_ / "kaudit_cpu";
-  argv.insert(argv.end(), {"-I", prelude_dir_.string(), "-I", (prelude_dir_ / "stubs").string(), "-x", "assembler",
-                           (pads / "tls_pad_front.s").string(), "-x", "c++", src.string(), "-x", "assembler",
-                           (pads / "tls_pad_back.s").string(), "-o", tmp.string()});
-  ProcessResult r = run_confined_process(argv, 300, compiler_policy(compiler_, prelude_dir_, pch, work), work.string());
-  if (!r.ok()) {
+  auto fail = [&](const ProcessResult& r, const char* what) {
     remove_tree(work);
-    b.diagnostics = r.timed_out ? "the C++ compiler timed out" : (r.err.empty() ? r.out : r.err);
+    b.diagnostics = r.timed_out ? std::string("the C++ compiler timed out") + what : (r.err.empty() ? r.out : r.err);
     if (!r.started) b.diagnostics = "cannot run the C++ compiler '" + compiler_ + "': " + r.spawn_error;
     return b;
+  };
+  std::vector<std::string> argv = {compiler_};
+  argv.insert(argv.end(), kFlags.begin(), kFlags.end());
+  if (!pch.empty()) argv.insert(argv.end(), {"-I", pch.string()});
+  argv.insert(argv.end(), {"-I", prelude_dir_.string(), "-I", (prelude_dir_ / "stubs").string(), "-x", "c++", "-c",
+                           src.string(), "-o", obj.string()});
+  ProcessResult r = run_confined_process(argv, 300, compiler_policy(compiler_, prelude_dir_, pch, work), work.string());
+  if (!r.ok()) return fail(r, "");
+  std::string why;
+  const auto extent = thread_local_extent(read_file(obj).value_or(std::string()), &why);
+  if (!extent) {
+    remove_tree(work);
+    b.diagnostics = "cannot read the thread-local sections of the object compiled from " + std::string(file_name) + ": " + why;
+    return b;
   }
+  {
+    std::ofstream out(front, std::ios::binary);
+    out << front_pad_assembly(front_pad_bytes(*extent));
+    if (!out) {
+      remove_tree(work);
+      b.diagnostics = "cannot write " + front.string();
+      return b;
+    }
+  }
+  // The front pad, the kernel, the back guard: .tbss input sections keep the command line's order.
+  argv = {compiler_};
+  argv.insert(argv.end(), kLinkFlags.begin(), kLinkFlags.end());
+  argv.insert(argv.end(), {"-x", "assembler", front.string(), "-x", "none", obj.string(), "-x", "assembler",
+                           (prelude_dir_ / "kaudit_cpu" / "tls_pad_back.s").string(), "-o", tmp.string()});
+  r = run_confined_process(argv, 300, compiler_policy(compiler_, prelude_dir_, pch, work), work.string());
+  if (!r.ok()) return fail(r, " linking");
   std::string error;
   const bool sealed = cache::seal(tmp, b.library, &error);  // atomic: concurrent builders of the same key agree
   remove_tree(work);

@@ -5,6 +5,7 @@
 
 #include <dlfcn.h>
 #include <link.h>
+#include <sys/mman.h>
 
 #include <algorithm>
 #include <atomic>
@@ -23,6 +24,7 @@
 #include "runtime/cpu/fiber.h"
 #include "runtime/cpu/fiber_stacks.h"
 #include "runtime/cpu/guarded_allocator.h"
+#include "runtime/cpu/shared_window.h"
 
 extern "C" void* __tls_get_addr(void*);
 
@@ -38,11 +40,13 @@ __thread ThreadCtx* tls_ctx __attribute__((tls_model("initial-exec"))) = nullptr
 namespace {
 
 constexpr unsigned char kPoison = 0xFF;  // reads of unwritten shared memory give NaN / -1
-// Poisoned bytes on each side of dynamic shared memory (static __shared__ has the same pads in the
-// kernel library's TLS block, kaudit_cpu/tls_pad_front.s): out-of-bounds shared reads stay deterministic.
+// Witness mode: poisoned bytes on each side of dynamic shared memory, so out-of-bounds shared reads
+// stay deterministic. (Static __shared__ variables and oracle mode's dynamic buffer are laid out as
+// a GPU's window instead: runtime/cpu/shared_window.h.)
 constexpr std::size_t kSharedPad = 16384;
-// The inaccessible guard at each end of a kernel library's TLS block (tls_pad_front.s, tls_pad_back.s).
-constexpr std::size_t kStaticSharedGuard = 65536, kPage = 4096;
+// The inaccessible guard at each end of a kernel library's TLS block (the front pad written per
+// build, kaudit_cpu/tls_pad_back.s) and of oracle mode's dynamic shared memory.
+constexpr std::size_t kStaticSharedGuard = cpu::kSharedGuardBytes, kPage = cpu::kSharedPageBytes;
 constexpr int kCudaSuccess = 0, kCudaInvalidValue = 1, kCudaInvalidConfiguration = 9,
               kCudaLaunchFailure = 719;
 constexpr std::size_t kDefaultMaxDynamicSmem = 48 * 1024, kOptinMaxDynamicSmem = 227 * 1024;
@@ -81,8 +85,8 @@ struct ModuleTls {
   std::size_t modid = 0;
   std::size_t size = 0;
   // The block is laid out as the pads make it (page-aligned and a whole number of pages, nothing
-  // initialized before the front pad): its ends are guards. Otherwise (a library built some other
-  // way) it is only poisoned.
+  // initialized: runtime/cpu/shared_window.h): its ends are guards, the back one right after the
+  // variables' window. Otherwise (a library built some other way) it is only poisoned.
   bool guarded = false;
 };
 struct TlsIndex {
@@ -110,7 +114,7 @@ ModuleTls find_module_tls(const void* anchor) {
           const auto& h = p->dlpi_phdr[i];
           if (h.p_type != PT_TLS) continue;
           const bool guarded = h.p_align >= kPage && h.p_filesz == 0 && h.p_memsz % kPage == 0 &&
-                               h.p_memsz >= 2 * (kStaticSharedGuard + kSharedPad);
+                               h.p_memsz >= 2 * kStaticSharedGuard + cpu::kSharedReservedBytes;
           s->result = {p->dlpi_tls_modid, h.p_memsz, guarded};
         }
         return 1;
@@ -137,9 +141,10 @@ struct StaticSharedGuards {
 thread_local StaticSharedGuards tls_static_shared_guards;
 
 // Poisons this thread's copy of the library's static shared memory, guarding its ends the first
-// time: an access past the poison pads faults (an out-of-bounds verdict under the memory checker,
-// a crash without it) instead of reaching heap memory, whose contents depend on the worker's
-// history. Called before each block of a kernel that declares static __shared__ memory.
+// time: an access past the variables' window (their size rounded up to 128 bytes), or more than 1
+// to 5 KiB before them, faults (an out-of-bounds verdict under the memory checker, a crash without
+// it), as it does on a GPU (runtime/cpu/shared_window.h), instead of reaching heap memory, whose
+// contents depend on the worker's history. Called before each block of a kernel that declares static __shared__ memory.
 // In oracle mode the memory is only zeroed, by the first block of a device session on this
 // thread: later blocks see what the ones before them left, as on a GPU's SM.
 void prepare_static_shared(const ModuleTls& m, bool oracle) {
@@ -653,10 +658,76 @@ FiberThread& current_fiber_thread(const char* what) {
 }
 
 // ---- per OS thread block resources --------------------------------------------------------------
+// Oracle mode's dynamic shared memory, laid out as a GPU's window (runtime/cpu/shared_window.h):
+// the buffer's size rounded up to 128 bytes ends at a page boundary with a guard after it, and the
+// guard below ends 1 to 5 KiB before the buffer. One mapping per OS thread, sized for the largest
+// buffer a launch may ask for; the front guard moves with the buffer's size, so the buffer's start
+// moves too (its end stays): launches of different sizes in one session see what earlier blocks
+// left at shifted offsets, where a GPU keeps the start. Everything a block can reach is zero at the
+// start of a device session, then as the blocks before left it.
+class DynamicSharedWindow {
+ public:
+  // The buffer of `bytes` for a launch in device session `session`; nullptr when the mapping or
+  // its guards cannot be made (the caller then uses the witness layout, zeroed, without faults).
+  unsigned char* place(std::size_t bytes, std::uint64_t session) {
+    if (!base_ && !map()) return nullptr;
+    const std::size_t window = (bytes + cpu::kSharedWindowGranule - 1) / cpu::kSharedWindowGranule * cpu::kSharedWindowGranule;
+    char* const start = back_ - window;
+    char* const front_end = reinterpret_cast<char*>(
+        (reinterpret_cast<std::uintptr_t>(start) - cpu::kSharedReservedBytes) / kPage * kPage);
+    if (front_end > front_end_) {
+      if (!guard_pages(front_end_, front_end - front_end_)) return nullptr;
+    } else if (front_end < front_end_) {
+      unguard_pages(front_end, front_end_ - front_end);
+    }
+    front_end_ = front_end;
+    if (session != session_) {
+      std::memset(front_end_, 0, back_ - front_end_);
+      session_ = session;
+      clean_from_ = front_end_;
+    } else if (front_end_ < clean_from_) {
+      // Pages a smaller launch of this session had guarded, last written in an earlier session.
+      std::memset(front_end_, 0, clean_from_ - front_end_);
+      clean_from_ = front_end_;
+    }
+    return reinterpret_cast<unsigned char*>(start);
+  }
+
+ private:
+  bool map() {
+    const std::size_t capacity = (kOptinMaxDynamicSmem + cpu::kSharedReservedBytes + 2 * kPage) / kPage * kPage;
+    const std::size_t size = 2 * kStaticSharedGuard + capacity;
+    void* m = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED) return false;
+    char* const base = static_cast<char*>(m);
+    char* const back = base + kStaticSharedGuard + capacity;
+    if (!guard_pages(base, kStaticSharedGuard)) {
+      munmap(m, size);
+      return false;
+    }
+    if (!guard_pages(back, kStaticSharedGuard)) {
+      unguard_pages(base, kStaticSharedGuard);
+      munmap(m, size);
+      return false;
+    }
+    base_ = base;
+    back_ = back;
+    front_end_ = clean_from_ = base + kStaticSharedGuard;
+    return true;
+  }
+  char* base_ = nullptr;
+  char* back_ = nullptr;       // the back guard's first byte
+  char* front_end_ = nullptr;  // [base_, front_end_) is inaccessible
+  // [clean_from_, back_) is zero since the session began or written by its blocks.
+  char* clean_from_ = nullptr;
+  std::uint64_t session_ = 0;
+};
+
 struct WorkerResources {
   ThreadCtx plain_ctx{};
-  std::vector<unsigned char> dynamic_smem;
-  std::uint64_t dynamic_smem_session = 0;  // oracle mode: the device session it was zeroed for
+  std::vector<unsigned char> dynamic_smem;  // witness mode, and oracle mode where the window fails
+  DynamicSharedWindow oracle_dynamic_smem;
+  std::uint64_t dynamic_smem_session = 0;  // oracle mode without the window: the session it was zeroed for
   BlockScheduler scheduler;
 };
 thread_local WorkerResources* tls_resources = nullptr;
@@ -737,10 +808,17 @@ int launch(const LaunchSpec& spec, RunBlockFn run_block, RunThreadFn run_thread,
   const unsigned stack_bytes = s.options.fiber_stack_bytes;
   auto run_range = [&](std::size_t begin, std::size_t end) {
     WorkerResources& r = resources();
-    // Dynamic shared memory sits between two poisoned pads, so a read past either end sees poison,
-    // never heap memory that depends on what ran before.
+    // Witness mode: dynamic shared memory sits between two poisoned pads, so a read past either end
+    // sees poison, never heap memory that depends on what ran before. Oracle mode: the GPU's window.
     const std::size_t padded = spec.dynamic_smem + 2 * kSharedPad;
-    if (r.dynamic_smem.size() < padded) r.dynamic_smem.resize(padded);
+    unsigned char* dynamic_smem = nullptr;
+    if (spec.uses_dynamic_smem && oracle)
+      dynamic_smem = r.oracle_dynamic_smem.place(spec.dynamic_smem, device_session_serial());
+    const bool windowed = dynamic_smem != nullptr;
+    if (!windowed) {
+      if (r.dynamic_smem.size() < padded) r.dynamic_smem.resize(padded);
+      dynamic_smem = r.dynamic_smem.data() + kSharedPad;
+    }
     for (std::size_t b = begin; b < end; ++b) {
       if (s.sticky_error) return;
       const std::size_t blk = reversed ? nblocks - 1 - b : b;
@@ -749,7 +827,7 @@ int launch(const LaunchSpec& spec, RunBlockFn run_block, RunThreadFn run_thread,
       // once per device session and then leaves it as the blocks before left it.
       if (spec.uses_static_smem) prepare_static_shared(tls, oracle);
       if (spec.uses_dynamic_smem && !oracle) std::memset(r.dynamic_smem.data(), kPoison, padded);
-      if (spec.uses_dynamic_smem && oracle && r.dynamic_smem_session != device_session_serial()) {
+      if (spec.uses_dynamic_smem && oracle && !windowed && r.dynamic_smem_session != device_session_serial()) {
         std::memset(r.dynamic_smem.data(), 0, r.dynamic_smem.size());
         r.dynamic_smem_session = device_session_serial();
       }
@@ -757,7 +835,7 @@ int launch(const LaunchSpec& spec, RunBlockFn run_block, RunThreadFn run_thread,
       proto.block_idx = {unsigned(blk % gx), unsigned((blk / gx) % gy), unsigned(blk / (gx * gy))};
       proto.block_dim = {spec.block[0], spec.block[1], spec.block[2]};
       proto.grid_dim = {spec.grid[0], spec.grid[1], spec.grid[2]};
-      proto.dynamic_smem = r.dynamic_smem.data() + kSharedPad;
+      proto.dynamic_smem = dynamic_smem;
       ThreadCtx* saved = tls_ctx;
       if (!spec.needs_fibers) {
         r.plain_ctx = proto;

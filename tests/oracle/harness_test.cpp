@@ -4,6 +4,8 @@
 //    and fails one that clones the inputs (the clone takes that block);
 //  - a read one element past a tensor is silent in oracle mode (allocation slack) and
 //    out-of-bounds under the memory checker; one far below the first tensor is an illegal address;
+//  - shared memory is one window as on a GPU: a read past one buffer reads the next, and one past
+//    the window's 128-byte-rounded end is an illegal address;
 //  - a barrier some threads have exited from completes in oracle mode (sm_70 and later) and is
 //    barrier divergence in witness mode;
 //  - a missing barrier right after a global load shows (the next warp's load returns later),
@@ -19,6 +21,7 @@
 //    streams.
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
+#include <cmath>
 
 #include "oracle/harness.h"
 #include "runtime/cpu/compile.h"
@@ -209,6 +212,59 @@ TEST(OracleMode, AReadFarBelowTheFirstTensorIsAnIllegalAddressWhateverTheProcess
     ASSERT_EQ(r.trials.size(), 1u);
     EXPECT_EQ(r.trials[0].status, runtime::Status::Crash) << r.trials[0].message;
     EXPECT_NE(r.trials[0].message.find("illegal memory access"), std::string::npos) << r.trials[0].message;
+  }
+}
+
+// A block's shared memory as a GPU lays it out (runtime/cpu/shared_window.h), with the H100's
+// probe (docs/calibration/h100-2026-12-07d): static a[1000] and b[100] are one window, a read past
+// a reads b, the window's slack and the 1 KiB before a read zeros in a fresh harness run, and the
+// read at a[1120] (4480 bytes: 4400 rounded up to 128) is an illegal address; so is one 8 KB
+// before a. The dynamic buffer alone (400 bytes) ends its window the same way.
+std::string shared_reader(bool dynamic, long offset) {
+  const std::string decl = dynamic ? "extern __shared__ float a[];" : "__shared__ float a[1000];\n  __shared__ float b[100];";
+  const std::string fill = dynamic ? "for (int i = threadIdx.x; i < 100; i += blockDim.x) a[i] = 1.0f;"
+                                   : "for (int i = threadIdx.x; i < 1000; i += blockDim.x) a[i] = 1.0f;\n"
+                                     "  for (int i = threadIdx.x; i < 100; i += blockDim.x) b[i] = 7.0f;";
+  return R"(
+#include <torch/extension.h>
+__global__ void k(float* y) {
+  )" + decl + R"(
+  )" + fill + R"(
+  __syncthreads();
+  if (threadIdx.x == 0) y[0] = a[)" + std::to_string(offset) + R"(];
+}
+torch::Tensor run(torch::Tensor x) {
+  auto y = torch::empty_like(x);
+  k<<<1, 128, )" + (dynamic ? "400" : "0") + R"(>>>(y.data_ptr<float>());
+  return y;
+}
+)";
+}
+
+TEST(OracleMode, SharedMemoryIsOneWindowThatEndsWhereTheGpusEnds) {
+  const at::Tensor x = at::rand({256});
+  const ReferenceTrace trace = one_block_trace(x);
+  struct Case {
+    bool dynamic;
+    long offset;
+    float value;  // NaN: an illegal address
+  };
+  const float fault = std::nanf("");
+  const Case cases[] = {{false, 999, 1},      {false, 1000, 7},     {false, 1099, 7}, {false, 1119, 0},
+                        {false, -1, 0},       {false, -256, 0},     {false, 1120, fault},
+                        {false, -2000, fault}, {true, 99, 1},        {true, 127, 0},   {true, -256, 0},
+                        {true, 128, fault},   {true, -2000, fault}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::string(c.dynamic ? "dynamic" : "static") + " a[" + std::to_string(c.offset) + "]");
+    const auto r = run_harness(runner(false), request(build(shared_reader(c.dynamic, c.offset), "run"), x, x, trace));
+    ASSERT_EQ(r.trials.size(), 1u);
+    if (std::isnan(c.value)) {
+      EXPECT_EQ(r.trials[0].status, runtime::Status::Crash) << r.trials[0].message;
+      EXPECT_NE(r.trials[0].message.find("illegal memory access"), std::string::npos) << r.trials[0].message;
+    } else {
+      ASSERT_EQ(r.trials[0].status, runtime::Status::Ok) << r.trials[0].message;
+      EXPECT_EQ(r.trials[0].outputs.at(0)[0].item<float>(), c.value);
+    }
   }
 }
 

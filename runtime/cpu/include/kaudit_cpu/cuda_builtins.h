@@ -34,8 +34,8 @@ using std::abs;
 #define __grid_constant__
 // Static __shared__ variables live in the kernel library's thread-local storage: every block runs
 // all its threads on one OS thread, blocks on different OS threads get separate copies, and the
-// runtime fills that TLS block (between its guards: kaudit_cpu/tls_pad_front.s) with the poison
-// pattern before each block starts, when the
+// runtime fills that TLS block (between its guards, laid out as a GPU's shared-memory window:
+// runtime/cpu/shared_window.h) with the poison pattern before each block starts, when the
 // kernel's own text declares shared memory (the lowering pass records it, so no header here or
 // in stubs/ may declare any: tests/runtime/lower_test.cpp checks the stubs).
 // (`extern __shared__` is rewritten by the lowering pass; see runtime/cpu/lower.cpp.)
