@@ -41,7 +41,9 @@ inline constexpr const char* kCacheVersion = "kaudit-audit-v12";
 // a KernelBench-style harness, fresh process or not; runtime/cpu/device_memory.h).
 // om10: shared memory, static and dynamic, one window as a GPU lays it out: an access past its
 // 128-byte-rounded end, or more than 1 to 5 KiB before its start, is an illegal address (om9 read
-// zeros up to 16 KiB either side; an H100 faults: docs/calibration/h100-2026-12-07d).
+// zeros up to 16 KiB either side; an H100 faults: docs/calibration/h100-2026-12-07d); the
+// reference forward's recorded blocks start as zeros (under om9 they held the host heap's bytes
+// wherever the forward wrote nothing).
 inline constexpr const char* kOracleModelVersion = "om10";
 
 // The record cached under `key` in `dir`; nullopt when there is none, or it is no JSON object.

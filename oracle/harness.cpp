@@ -90,6 +90,12 @@ class RecordingAllocator final : public c10::Allocator {
     if (!rec || !inner.get()) return inner;
     std::lock_guard<std::mutex> lock(rec->mu);
     if (!rec->active) return inner;
+    // A recorded block starts as zeros, as fresh device memory does: what the forward leaves
+    // unwritten (a reduction's spare slots, an output it fills only in part) is replayed as zeros,
+    // not as whatever this process's heap held there, which differed from run to run (an
+    // out-of-bounds read of huber_float4_atomic's fac2b74ac9ee3c8a into such a block was killed in
+    // one audit and missed in an identical one).
+    std::memset(inner.get(), 0, n);
     const int id = rec->next_id++;
     rec->trace->events.push_back({true, id, n, -1});
     rec->live[id] = {inner.get(), n};

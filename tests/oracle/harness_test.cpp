@@ -438,6 +438,34 @@ TEST(OracleMode, TheRecordingHoldsEachAllocationAndWhatAFreedOneHeld) {
   EXPECT_EQ(trace.outputs, std::vector<int>{0});  // the output fills the live block
 }
 
+// What a forward allocates and never writes is recorded as zeros, as fresh device memory holds,
+// never as what the host's heap held there (which varied from run to run, so that a mutant reading
+// it could be killed in one audit and missed in the next).
+TEST(OracleMode, WhatTheForwardLeftUnwrittenIsRecordedAsZeros) {
+  for (int round = 0; round < 3; ++round) {
+    {  // leave garbage in the heap where the recorded blocks may come from
+      at::Tensor dirty = at::full({1 << 14}, 1234.5f);
+      (void)dirty;
+    }
+    ReferenceTrace trace;
+    trace_allocations(
+        [&] {
+          at::Tensor unwritten = at::empty({1 << 14});
+          at::Tensor half = at::empty({1 << 14});
+          half.narrow(0, 0, 1 << 13).fill_(1.0f);
+          return std::vector<at::Tensor>{half};
+        },
+        trace);
+    ASSERT_EQ(trace.events.size(), 3u);  // two allocations, the unwritten one freed
+    const at::Tensor freed = trace.contents.at(trace.events[2].content);
+    EXPECT_EQ(freed.nonzero().numel(), 0) << "round " << round;
+    ASSERT_EQ(trace.live.size(), 1u);
+    const at::Tensor live = trace.contents.at(trace.live[0].second).view(at::kFloat);
+    EXPECT_TRUE(live.narrow(0, 0, 1 << 13).eq(1.0f).all().item<bool>()) << "round " << round;
+    EXPECT_EQ(live.narrow(0, 1 << 13, 1 << 13).nonzero().numel(), 0) << "round " << round;
+  }
+}
+
 // The CUDA backend's float32 reference comes from the GPU and its recorded forward from the host:
 // adopt_outputs puts the GPU's answer into the output's block, so that what the replay leaves in
 // memory is what the harness compares against; an output of another size, and a view that fills
