@@ -144,7 +144,8 @@ thread_local StaticSharedGuards tls_static_shared_guards;
 // time: an access past the variables' window (their size rounded up to 128 bytes), or more than 1
 // to 5 KiB before them, faults (an out-of-bounds verdict under the memory checker, a crash without
 // it), as it does on a GPU (runtime/cpu/shared_window.h), instead of reaching heap memory, whose
-// contents depend on the worker's history. Called before each block of a kernel that declares static __shared__ memory.
+// contents depend on the worker's history. Called before each block of a kernel that declares
+// static __shared__ memory.
 // In oracle mode the memory is only zeroed, by the first block of a device session on this
 // thread: later blocks see what the ones before them left, as on a GPU's SM.
 void prepare_static_shared(const ModuleTls& m, bool oracle) {
@@ -671,8 +672,7 @@ class DynamicSharedWindow {
   // its guards cannot be made (the caller then uses the witness layout, zeroed, without faults).
   unsigned char* place(std::size_t bytes, std::uint64_t session) {
     if (!base_ && !map()) return nullptr;
-    const std::size_t window = (bytes + cpu::kSharedWindowGranule - 1) / cpu::kSharedWindowGranule * cpu::kSharedWindowGranule;
-    char* const start = back_ - window;
+    char* const start = back_ - cpu::shared_window_bytes(bytes);
     char* const front_end = reinterpret_cast<char*>(
         (reinterpret_cast<std::uintptr_t>(start) - cpu::kSharedReservedBytes) / kPage * kPage);
     if (front_end > front_end_) {

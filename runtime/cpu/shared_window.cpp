@@ -46,8 +46,7 @@ std::optional<ThreadLocalExtent> thread_local_extent(std::string_view object, st
 }
 
 std::uint64_t front_pad_bytes(const ThreadLocalExtent& extent) {
-  const std::uint64_t align = std::min(extent.align, kSharedPageBytes);
-  const std::uint64_t window = round_up(extent.bytes, std::max(kSharedWindowGranule, align));
+  const std::uint64_t window = shared_window_bytes(extent.bytes, std::min(extent.align, kSharedPageBytes));
   // The smallest pad at least guard + 1 KiB with pad + window a whole number of pages. window is a
   // multiple of 128 and of the alignment, so the pad is too (both divide the page).
   const std::uint64_t least = kSharedGuardBytes + kSharedReservedBytes;

@@ -47,6 +47,13 @@ struct ThreadLocalExtent {
 // wrong, for bytes that are not one.
 std::optional<ThreadLocalExtent> thread_local_extent(std::string_view object, std::string* error);
 
+// The window of `bytes` of buffers: their size rounded up to 128 bytes (or to `align`, if larger).
+// (Inline: the emulator runtime, a library of its own, uses it too.)
+constexpr std::uint64_t shared_window_bytes(std::uint64_t bytes, std::uint64_t align = 1) {
+  const std::uint64_t granule = align > kSharedWindowGranule ? align : kSharedWindowGranule;
+  return (bytes + granule - 1) / granule * granule;
+}
+
 // The front pad's size: a 64 KiB guard and at least 1 KiB more, a multiple of the variables'
 // alignment, and such that the variables' end rounded up to 128 bytes (or to their alignment,
 // where that is larger) falls on a page boundary. (An alignment over a page, which no kernel of
