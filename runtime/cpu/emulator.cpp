@@ -815,6 +815,17 @@ int launch(const LaunchSpec& spec, RunBlockFn run_block, RunThreadFn run_thread,
     if (spec.uses_dynamic_smem && oracle)
       dynamic_smem = r.oracle_dynamic_smem.place(spec.dynamic_smem, device_session_serial());
     const bool windowed = dynamic_smem != nullptr;
+    if (spec.uses_dynamic_smem && oracle && !windowed) {
+      // Not a verdict of the kernel's: the worker could not map or guard the window (address
+      // space or map count exhausted). Said once per process, on stderr (a worker's stderr tail
+      // is shown where that worker fails; `kaudit worker` run by hand shows it at once).
+      static std::atomic<bool> said{false};
+      if (!said.exchange(true))
+        std::fprintf(stderr,
+                     "kaudit worker: oracle mode's dynamic shared-memory window could not be mapped or guarded; "
+                     "this process uses the witness layout instead, zeroed, where an access past the buffer does "
+                     "not fault\n");
+    }
     if (!windowed) {
       if (r.dynamic_smem.size() < padded) r.dynamic_smem.resize(padded);
       dynamic_smem = r.dynamic_smem.data() + kSharedPad;
