@@ -335,6 +335,19 @@ bool shared_in_call(std::string_view t, const std::vector<std::string>& shared) 
   return false;
 }
 
+// Barriers and warp collectives, as prefixes (`__shfl` matches `__shfl_down_sync`).
+// (cooperative_groups: its groups' sync, shuffles and votes are these intrinsics,
+// stubs/cooperative_groups.h.)
+const char* const kSyncOps[] = {"__syncthreads", "__syncwarp",  "__shfl",    "__ballot_sync",     "__any_sync",
+                                "__all_sync",    "__activemask", "__reduce_", "__match_", "cooperative_groups"};
+
+// Whether `text` holds `prefix` at the start of an identifier.
+bool has_prefix_word(std::string_view text, std::string_view prefix) {
+  for (std::size_t p = text.find(prefix); p != std::string_view::npos; p = text.find(prefix, p + 1))
+    if (p == 0 || !is_ident(text[p - 1])) return true;
+  return false;
+}
+
 bool names_any(std::string_view statement, const std::vector<std::string>& names) {
   return std::any_of(names.begin(), names.end(), [&](const std::string& n) { return has_word(statement, n); });
 }
@@ -463,6 +476,8 @@ void insert_step_points(std::string& text) {
   std::vector<std::size_t> after, before, before_load;  // insertion points
   std::size_t head_start = 0;
   int paren = 0;
+  // The body of a short `if` (below) takes its turns around the `if`; none inside it.
+  std::size_t quiet_until = 0;
   const auto head = [&](std::size_t end) {
     std::string h;
     for (std::size_t k = head_start; k < end; ++k)
@@ -504,6 +519,48 @@ void insert_step_points(std::string& text) {
       const bool initializer = top == Scope::Device && scope == Scope::Other &&
                                !(has_word(h, "struct") || has_word(h, "class") || has_word(h, "union") || has_word(h, "enum"));
       stack.push_back({scope, paren, head_start, initializer});
+      // A short `if` body (straight-line code: no loop, barrier or warp collective, no load from
+      // global memory) that touches shared memory takes its turns as an unbraced one-statement
+      // body does: one before the `if`, one after the body when it writes, none inside (and none
+      // where an `else` must follow). A warp whose condition is false then spends the same time
+      // as one that runs the body, as on a GPU, where the compiler predicates such a body rather
+      // than branching round it: softmax_block_smem's and argmax_block_smem's trees without their
+      // in-loop barrier (a braced body, and in a schema a switch inside it) pass on the H200 in
+      // every repetition, where idle warps running ahead read the root early. A longer body is
+      // branched round: cumsum_warp_scan's idle warps read the warp totals before the first
+      // warp's scan (shuffles in a loop) has written them, as on the H200 (docs/ORACLES.md, "Races").
+      if (top == Scope::Device && scope == Scope::Device && i >= quiet_until && next_word(head_start) == "if") {
+        std::size_t close = i + 1;
+        for (int depth = 1; close < text.size(); ++close) {
+          if (!live(close)) continue;
+          if (text[close] == '{') ++depth;
+          else if (text[close] == '}' && --depth == 0) break;
+        }
+        std::string body;
+        for (std::size_t k = i + 1; k < close && k < text.size(); ++k)
+          if (live(k)) body += text[k];
+        std::vector<std::string> statements;
+        for (std::size_t from = 0, semi; from < body.size(); from = semi + 1) {
+          semi = body.find(';', from);
+          if (semi == std::string::npos) semi = body.size();
+          statements.push_back(body.substr(from, semi - from));
+        }
+        const bool straight = !has_word(body, "for") && !has_word(body, "while") && !has_word(body, "do") &&
+                              !has_word(body, "return") && !has_word(body, "goto") &&
+                              std::none_of(std::begin(kSyncOps), std::end(kSyncOps),
+                                           [&](const char* op) { return has_prefix_word(body, op); }) &&
+                              std::none_of(statements.begin(), statements.end(),
+                                           [&](const std::string& st) { return reads_global_memory(st, globals); });
+        if (close < text.size() && straight && names_any(body, shared) && next_word(close + 1) != "else") {
+          std::size_t start = head_start;
+          while (start < i && (!live(start) || std::isspace((unsigned char)text[start]))) ++start;
+          if (after.empty() || after.back() != head_start) before.push_back(start);
+          if (std::any_of(statements.begin(), statements.end(),
+                          [&](const std::string& st) { return writes_shared_memory(st, shared); }))
+            after.push_back(close + 1);
+          quiet_until = close;
+        }
+      }
       paren = 0;
       head_start = i + 1;
     } else if (ch == '}') {
@@ -518,7 +575,7 @@ void insert_step_points(std::string& text) {
       head_start = initializer ? saved_head : i + 1;
     } else if (ch == ';' && paren == 0) {
       const std::string w = next_word(i + 1);
-      if (top == Scope::Device && w != "else" && w != "while") {
+      if (top == Scope::Device && w != "else" && w != "while" && i >= quiet_until) {
         const std::string statement = head(i);
         std::size_t start = head_start;
         while (start < i && (!live(start) || std::isspace((unsigned char)text[start]))) ++start;
@@ -600,10 +657,6 @@ LoweredSource lower_for_cpu(std::string_view source, std::string_view file_name,
       }
       return false;
     };
-    // (cooperative_groups: its groups' sync, shuffles and votes are these intrinsics,
-    // stubs/cooperative_groups.h.)
-    static const char* kSyncOps[] = {"__syncthreads", "__syncwarp",  "__shfl",    "__ballot_sync",     "__any_sync",
-                                     "__all_sync",    "__activemask", "__reduce_", "__match_", "cooperative_groups"};
     out.uses_static_smem = in_code("__shared__", true);
     // Shared memory alone needs fibers too: in oracle mode its users' warps are interleaved at
     // step points (a mutant that removed a kernel's only barrier still shares data through it).

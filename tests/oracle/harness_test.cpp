@@ -10,7 +10,8 @@
 //    barrier divergence in witness mode;
 //  - a missing barrier right after a global load shows (the next warp's load returns later),
 //    and one between two shared-memory statements after a barrier is benign (the warps advance
-//    together), where warp-major scheduling sees poison or a stale value;
+//    together, also those whose guard is false), where warp-major scheduling sees poison or a
+//    stale value;
 //  - the recording of a forward's allocations, which oracle mode replays;
 //  - a request's tensors given twice are sent once, and counted once against the bytes in flight;
 //  - the gate every_output_written's probe finds what a kernel left unwritten, where the loop's
@@ -365,6 +366,53 @@ torch::Tensor run(torch::Tensor x) {
   ASSERT_EQ(r.trials.size(), 1u);
   ASSERT_EQ(r.trials[0].status, runtime::Status::Ok) << r.trials[0].message;
   EXPECT_TRUE(r.trials[0].outputs[0].equal(expected));
+}
+
+TEST(OracleMode, AWarpWhoseGuardIsFalseKeepsPaceWithTheWarpsThatReduce) {
+  // A tree reduction without its in-loop barrier, its step in braces, then every warp reads the
+  // root (softmax_block_smem's row max): the warps whose `tid < s` is false take the guarded
+  // statement's turns too, so none reads the root before the tree is done and the sums are
+  // exact, as softmax's and argmax's mutants of this kind pass on the H200 (docs/ORACLES.md,
+  // "Races"). Before om11 the idle warps skipped the braced body's turns and read it early.
+  const auto lib = build(R"(
+#include <torch/extension.h>
+template <int BLOCK>
+__global__ void tree(const float* in, float* y) {
+  __shared__ float sdata[BLOCK];
+  const int tid = threadIdx.x;
+  sdata[tid] = in[(size_t)blockIdx.x * BLOCK + tid];
+  __syncthreads();
+  for (int s = BLOCK / 2; s > 0; s >>= 1) {
+    if (tid < s) {
+      sdata[tid] += sdata[tid + s];
+    }
+  }
+  const float root = sdata[0];
+  if ((tid & 31) == 0) y[(size_t)blockIdx.x * 9 + 1 + tid / 32] = root;
+  __syncthreads();
+  if (tid == 0) y[(size_t)blockIdx.x * 9] = sdata[0];
+}
+torch::Tensor run(torch::Tensor x) {
+  int grid = x.numel() / 256;
+  auto y = torch::zeros({grid * 9}, x.options());
+  tree<256><<<grid, 256>>>(x.data_ptr<float>(), y.data_ptr<float>());
+  return y;
+}
+)", "run");
+  const int grid = 4;
+  // Small integers: every order of summation gives the exact sum, so a wrong one is the race.
+  const at::Tensor x = at::arange(grid * 256, at::kFloat).remainder(5);
+  const at::Tensor sums = x.view({grid, 256}).sum(1, /*keepdim=*/true);
+  const at::Tensor expected = sums.expand({grid, 9}).contiguous().flatten();
+  const auto w = run_witness_mode(lib, x, true);
+  ASSERT_EQ(w.status, runtime::Status::Ok) << w.message;
+  EXPECT_FALSE(w.outputs[0].equal(expected));  // warp-major: warp 0 finishes its tree alone
+  ReferenceTrace trace;
+  const auto rq = request(lib, x, expected, trace);
+  const auto r = run_harness(runner(true), rq);
+  ASSERT_EQ(r.trials.size(), 1u);
+  ASSERT_EQ(r.trials[0].status, runtime::Status::Ok) << r.trials[0].message;
+  EXPECT_TRUE(r.trials[0].outputs[0].equal(expected)) << r.trials[0].outputs[0].view({grid, 9});
 }
 
 TEST(OracleMode, ADeadlockIsATimeout) {

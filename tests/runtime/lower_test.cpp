@@ -197,3 +197,40 @@ TEST(Lowering, NoStepPointsWithoutFibers) {
 }
 
 }  // namespace
+namespace {
+
+TEST(Lowering, AShortIfBodyTakesItsTurnsAroundTheIf) {
+  // A warp whose condition is false spends the time of a short guarded body too (docs/
+  // ORACLES.md, "Races"): straight-line code that touches shared memory takes one turn before the
+  // `if` and, when it writes, one after the body, braces or not, and none inside; a body with a
+  // loop, a collective or a global load keeps its turns inside, as does one an `else` follows.
+  const auto show = [](const std::string& body) {
+    const std::string src = "__global__ void k(const float* in, float* y, int n) {\n  __shared__ float s[256];\n"
+                            "  const int t = threadIdx.x;\n" + body + "  y[t] = s[0];\n}\n";
+    return steps(lower_for_cpu(src, "k.cu", ""));
+  };
+  const std::string unbraced = show("  if (t < n) s[t] += s[t + n];\n");
+  EXPECT_NE(unbraced.find(" @ if (t < n) s[t] += s[t + n];@\n  y[t]"), std::string::npos) << unbraced;
+  const std::string braced = show("  if (t < n) { s[t] += s[t + n]; }\n");
+  EXPECT_NE(braced.find(" @ if (t < n) { s[t] += s[t + n]; }@\n  y[t]"), std::string::npos) << braced;
+  // Two statements, and a schema's switch inside (kaudit mutate's schemata wrap a mutated statement so).
+  const std::string two = show("  if (t < n) {\n    float v = s[t + n];\n    s[t] += v;\n  }\n");
+  EXPECT_NE(two.find(" @ if (t < n) {\n    float v = s[t + n];\n    s[t] += v;\n  }@\n  y[t]"), std::string::npos) << two;
+  const std::string schema = show("  if (t < n) {\n    { if (m == 1) { s[t] = s[t + n]; } else { s[t] += s[t + n]; } }\n  }\n");
+  EXPECT_NE(schema.find(" @ if (t < n) {\n    { if (m == 1) { s[t] = s[t + n]; } else { s[t] += s[t + n]; } }\n  }@\n  y[t]"),
+            std::string::npos) << schema;
+  // A body that reads shared memory only: the turn before, none after.
+  const std::string read = show("  float r = 0;\n  if (t < n) { r = s[t]; }\n");
+  EXPECT_NE(read.find(" @ if (t < n) { r = s[t]; }\n @ y[t]"), std::string::npos) << read;
+  // Branched round: a global load, a loop, a collective; and an else after the body.
+  const std::string load = show("  if (t < n) {\n    s[t] = in[t];\n  }\n");
+  EXPECT_NE(load.find("  if (t < n) {\n   $ s[t] = in[t];@\n  }\n @ y[t]"), std::string::npos) << load;
+  const std::string loop = show("  if (t < n) { for (int k = 0; k < 2; ++k) s[t] += 1.0f; }\n");
+  EXPECT_NE(loop.find("  if (t < n) {@ for (int k = 0; k < 2; ++k) s[t] += 1.0f;@ }\n @ y[t]"), std::string::npos) << loop;
+  const std::string shfl = show("  if (t < 32) { s[t] = __shfl_down_sync(0xffffffffu, s[t], 1); }\n");
+  EXPECT_NE(shfl.find("  if (t < 32) {@ s[t] = __shfl_down_sync(0xffffffffu, s[t], 1);@ }\n @ y[t]"), std::string::npos) << shfl;
+  const std::string with_else = show("  if (t < n) { s[t] = 1; } else { s[t] = 2; }\n");
+  EXPECT_NE(with_else.find("  if (t < n) {@ s[t] = 1;@ } else {@ s[t] = 2;@ }\n @ y[t]"), std::string::npos) << with_else;
+}
+
+}  // namespace
