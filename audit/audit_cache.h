@@ -44,7 +44,8 @@ inline constexpr const char* kCacheVersion = "kaudit-audit-v12";
 // zeros up to 16 KiB either side; an H100 faults: docs/calibration/h100-2026-12-07d); the
 // reference forward's recorded blocks start as zeros (under om9 they held the host heap's bytes
 // wherever the forward wrote nothing).
-// om11: a short `if` body (straight-line code: no loop, barrier, collective or global load) takes
+// om11: a short `if` body (straight-line code: no loop, jump, barrier, collective or global load,
+// no statement that reads what an earlier one of it wrote to shared memory) takes
 // its turns around the `if`, braces or not, so a warp whose condition is false keeps pace with
 // those that run it (under om10 braces, or a schema's switch, let idle warps skip those turns and
 // run ahead: softmax's and argmax's trees without their in-loop barrier read the root early).

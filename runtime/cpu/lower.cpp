@@ -519,8 +519,9 @@ void insert_step_points(std::string& text) {
       const bool initializer = top == Scope::Device && scope == Scope::Other &&
                                !(has_word(h, "struct") || has_word(h, "class") || has_word(h, "union") || has_word(h, "enum"));
       stack.push_back({scope, paren, head_start, initializer});
-      // A short `if` body (straight-line code: no loop, barrier or warp collective, no load from
-      // global memory) that touches shared memory takes its turns as an unbraced one-statement
+      // A short `if` body (straight-line code: no loop, jump, barrier or warp collective, no load
+      // from global memory, no statement that reads what an earlier one of the body wrote to
+      // shared memory) that touches shared memory takes its turns as an unbraced one-statement
       // body does: one before the `if`, one after the body when it writes, none inside (and none
       // where an `else` must follow). A warp whose condition is false then spends the same time
       // as one that runs the body, as on a GPU, where the compiler predicates such a body rather
@@ -529,7 +530,10 @@ void insert_step_points(std::string& text) {
       // every repetition, where idle warps running ahead read the root early. A longer body is
       // branched round: cumsum_warp_scan's idle warps read the warp totals before the first
       // warp's scan (shuffles in a loop) has written them, as on the H200 (docs/ORACLES.md, "Races").
-      if (top == Scope::Device && scope == Scope::Device && i >= quiet_until && next_word(head_start) == "if") {
+      // (The `{` must be the one right after the condition's `)`: in `if (c) p = Pair{s[0], 1};`
+      // or `if (c) [&] { ... }();` it opens a value or a lambda, not the body.)
+      if (top == Scope::Device && scope == Scope::Device && i >= quiet_until && next_word(head_start) == "if" &&
+          !trimmed.empty() && trimmed.back() == ')') {
         std::size_t close = i + 1;
         for (int depth = 1; close < text.size(); ++close) {
           if (!live(close)) continue;
@@ -545,8 +549,27 @@ void insert_step_points(std::string& text) {
           if (semi == std::string::npos) semi = body.size();
           statements.push_back(body.substr(from, semi - from));
         }
-        const bool straight = !has_word(body, "for") && !has_word(body, "while") && !has_word(body, "do") &&
-                              !has_word(body, "return") && !has_word(body, "goto") &&
+        // Statements that run lane by lane with no step point between them must not depend on
+        // each other through shared memory (`v[t] += v[t + 16]; v[t] += v[t + 8];` would see the
+        // later lanes' first statement undone): none may name what an earlier one wrote, an
+        // `else` branch (a schema's switch) counting as an alternative, not as a successor.
+        bool independent = true;
+        std::vector<std::string> written;
+        for (const std::string& st : statements) {
+          std::size_t k = 0;
+          while (k < st.size() && (std::isspace((unsigned char)st[k]) || st[k] == '{' || st[k] == '}')) ++k;
+          const bool alternative = st.compare(k, 4, "else") == 0 && (k + 4 >= st.size() || !is_ident(st[k + 4]));
+          for (const std::string& n : shared) {
+            if (!has_word(st, n)) continue;
+            if (!alternative && std::find(written.begin(), written.end(), n) != written.end()) independent = false;
+          }
+          if (writes_shared_memory(st, shared))
+            for (const std::string& n : shared)
+              if (has_word(st, n)) written.push_back(n);
+        }
+        const bool straight = independent && !has_word(body, "for") && !has_word(body, "while") &&
+                              !has_word(body, "do") && !has_word(body, "return") && !has_word(body, "goto") &&
+                              !has_word(body, "break") && !has_word(body, "continue") &&
                               std::none_of(std::begin(kSyncOps), std::end(kSyncOps),
                                            [&](const char* op) { return has_prefix_word(body, op); }) &&
                               std::none_of(statements.begin(), statements.end(),

@@ -203,7 +203,8 @@ TEST(Lowering, AShortIfBodyTakesItsTurnsAroundTheIf) {
   // A warp whose condition is false spends the time of a short guarded body too (docs/
   // ORACLES.md, "Races"): straight-line code that touches shared memory takes one turn before the
   // `if` and, when it writes, one after the body, braces or not, and none inside; a body with a
-  // loop, a collective or a global load keeps its turns inside, as does one an `else` follows.
+  // loop, a jump, a collective, a global load or statements that depend on each other through
+  // shared memory keeps its turns inside, as does one an `else` follows.
   const auto show = [](const std::string& body) {
     const std::string src = "__global__ void k(const float* in, float* y, int n) {\n  __shared__ float s[256];\n"
                             "  const int t = threadIdx.x;\n" + body + "  y[t] = s[0];\n}\n";
@@ -229,6 +230,20 @@ TEST(Lowering, AShortIfBodyTakesItsTurnsAroundTheIf) {
   EXPECT_NE(loop.find("  if (t < n) {@ for (int k = 0; k < 2; ++k) s[t] += 1.0f;@ }\n @ y[t]"), std::string::npos) << loop;
   const std::string shfl = show("  if (t < 32) { s[t] = __shfl_down_sync(0xffffffffu, s[t], 1); }\n");
   EXPECT_NE(shfl.find("  if (t < 32) {@ s[t] = __shfl_down_sync(0xffffffffu, s[t], 1);@ }\n @ y[t]"), std::string::npos) << shfl;
+  // Statements that depend on each other through shared memory keep their turns inside (a lane
+  // would otherwise run both before the next lane ran the first); so does a body with a jump.
+  const std::string dependent = show("  if (t < 16) { s[t] += s[t + 16]; s[t] += s[t + 8]; }\n");
+  EXPECT_NE(dependent.find("  if (t < 16) {@ s[t] += s[t + 16];@ s[t] += s[t + 8];@ }\n @ y[t]"), std::string::npos)
+      << dependent;
+  const std::string jump = show("  for (int k = 0; k < n; ++k) { if (s[k] == 0) { s[k] = 1; break; } }\n");
+  EXPECT_EQ(jump.find(" @ if (s[k] == 0)"), std::string::npos) << jump;
+  // Braces after the condition that are a value or a lambda, not the body: nothing between them
+  // and their statement's end (the lowered code must still compile).
+  const std::string value = show("  struct P { float a; float b; } p;\n  if (t == 0) p = P{s[0], s[1]};\n");
+  EXPECT_NE(value.find("  if (t == 0) p = P{s[0], s[1]};"), std::string::npos) << value;
+  const std::string lambda = show("  if (t == 0) [&] { s[0] += 1.0f; }();\n");
+  EXPECT_EQ(lambda.find("}@"), std::string::npos) << lambda;
+  EXPECT_NE(lambda.find("}();"), std::string::npos) << lambda;
   const std::string with_else = show("  if (t < n) { s[t] = 1; } else { s[t] = 2; }\n");
   EXPECT_NE(with_else.find("  if (t < n) {@ s[t] = 1;@ } else {@ s[t] = 2;@ }\n @ y[t]"), std::string::npos) << with_else;
 }
